@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Usage: tools/bin.sh [--cached] NAME
+#
+# Prints the absolute path of the tool NAME, building it from the Go module
+# proxy first if it is not cached yet. NAME is one of:
+#
+#   kube-apiserver  etcd  tofu  terraform  tfplugindocs  golangci-lint
+#
+# "terraform" is the terraform on PATH, unless ADMISSION_TF=tofu is set or
+# there is none, in which case it is the OpenTofu CLI built from tools/tofu.
+#
+# Binaries are cached as ${ADMISSION_CACHE:-$HOME/.cache/terraform-provider-admission}/bin/NAME-VERSION,
+# where VERSION is read from the go.mod of the tool's module under tools/, so
+# a binary is rebuilt only when its version changes. A build goes to a
+# temporary directory and is renamed into place when complete, and builds of
+# the same binary are serialised with a lock, so an interrupted or concurrent
+# build never leaves a half-written binary behind.
+#
+# With --cached, a binary that is not built yet is not built: the script says
+# so and exits with status 3.
+set -euo pipefail
+
+tools_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache_dir=${ADMISSION_CACHE:-$HOME/.cache/terraform-provider-admission}/bin
+
+die() {
+	echo "tools/bin.sh: $*" >&2
+	exit 1
+}
+
+# modversion DIR MODULE prints the version of MODULE required by DIR/go.mod.
+modversion() {
+	local v
+	v=$(awk -v m="$2" '
+		/=>/ { next }
+		$1 == "require" && $2 == m { print $3; exit }
+		$1 == m { print $2; exit }
+	' "$1/go.mod")
+	[ -n "$v" ] || die "no version of $2 in $1/go.mod"
+	echo "$v"
+}
+
+# build NAME VERSION MODULE_DIR PACKAGE [GO BUILD FLAGS...]
+build() {
+	local name=$1 version=$2 dir=$3 pkg=$4
+	shift 4
+	local out=$cache_dir/$name-$version
+	if [ -x "$out" ]; then
+		echo "$out"
+		return
+	fi
+	if [ -n "$cached_only" ]; then
+		echo "tools/bin.sh: $name $version is not built yet (run: tools/bin.sh $name, or make tools)" >&2
+		exit 3
+	fi
+	mkdir -p "$cache_dir"
+	# Serialise builds of the same binary (two test packages or a test and
+	# `make demo` may ask for it at the same time).
+	if command -v flock >/dev/null 2>&1; then
+		exec 9>"$cache_dir/.$name-$version.lock"
+		flock 9
+		if [ -x "$out" ]; then
+			echo "$out"
+			return
+		fi
+		# Holding the lock, any temporary directory of this binary is a
+		# leftover of a killed build.
+		rm -rf "$cache_dir/.tmp-$name-$version".*
+	fi
+	echo "building $name $version (first run only, takes several minutes)..." >&2
+	local tmp start
+	tmp=$(mktemp -d "$cache_dir/.tmp-$name-$version.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	trap 'rm -rf "$tmp"; exit 130' INT
+	trap 'rm -rf "$tmp"; exit 143' TERM
+	start=$(date +%s)
+	(cd "$dir" && go build -trimpath "$@" -o "$tmp/$name" "$pkg") >&2 ||
+		die "building $name $version failed"
+	mv -f "$tmp/$name" "$out"
+	rm -rf "$tmp"
+	trap - EXIT INT TERM
+	echo "built $out in $(($(date +%s) - start))s" >&2
+	echo "$out"
+}
+
+tool_kube_apiserver() {
+	local dir=$tools_dir/kube-apiserver v
+	v=$(modversion "$dir" k8s.io/kubernetes)
+	local major minor
+	major=${v#v}
+	major=${major%%.*}
+	minor=${v#v*.}
+	minor=${minor%%.*}
+	# The version the server reports at /version, as the release build sets it.
+	local ld="-s -w" p
+	for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		ld+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor"
+		ld+=" -X $p.gitTreeState=clean -X $p.buildDate=2026-10-27T12:01:04Z"
+	done
+	build kube-apiserver "$v" "$dir" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$ld"
+}
+
+tool_etcd() {
+	local dir=$tools_dir/etcd v
+	v=$(modversion "$dir" go.etcd.io/etcd/server/v3)
+	# etcd's version number is in its source (go.etcd.io/etcd/api/v3/version);
+	# its release build sets only the git commit, which a module build has not.
+	build etcd "$v" "$dir" go.etcd.io/etcd/server/v3 -ldflags "-s -w"
+}
+
+tool_tofu() {
+	local dir=$tools_dir/tofu v
+	v=$(modversion "$dir" github.com/opentofu/opentofu)
+	# dev=no drops the "-dev" suffix from the reported version, as a release does.
+	build tofu "$v" "$dir" github.com/opentofu/opentofu/cmd/tofu \
+		-ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no"
+}
+
+tool_tfplugindocs() {
+	local v
+	v=$(modversion "$tools_dir" github.com/hashicorp/terraform-plugin-docs)
+	build tfplugindocs "$v" "$tools_dir" github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs \
+		-ldflags "-s -w"
+}
+
+tool_golangci_lint() {
+	local dir=$tools_dir/golangci-lint v
+	v=$(modversion "$dir" github.com/golangci/golangci-lint/v2)
+	build golangci-lint "$v" "$dir" github.com/golangci/golangci-lint/v2/cmd/golangci-lint \
+		-ldflags "-s -w -X main.version=${v#v} -X main.commit=module -X main.date=unknown"
+}
+
+tool_terraform() {
+	local tf
+	if [ "${ADMISSION_TF:-}" != tofu ] && tf=$(type -P terraform); then
+		case $tf in
+		/*) echo "$tf" ;;
+		*) echo "$(cd "$(dirname "$tf")" && pwd)/$(basename "$tf")" ;;
+		esac
+		return
+	fi
+	tool_tofu
+}
+
+cached_only=
+if [ "${1:-}" = --cached ]; then
+	cached_only=1
+	shift
+fi
+[ $# -eq 1 ] || die "usage: tools/bin.sh [--cached] kube-apiserver|etcd|tofu|terraform|tfplugindocs|golangci-lint"
+case $1 in
+kube-apiserver) tool_kube_apiserver ;;
+etcd) tool_etcd ;;
+tofu) tool_tofu ;;
+terraform) tool_terraform ;;
+tfplugindocs) tool_tfplugindocs ;;
+golangci-lint) tool_golangci_lint ;;
+*) die "unknown tool $1" ;;
+esac
