@@ -1,0 +1,154 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+	"k8s.io/client-go/kubernetes"
+	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
+	"k8s.io/client-go/rest"
+)
+
+// DefaultFieldManager is the server-side apply field manager used unless the
+// provider configuration names another.
+const DefaultFieldManager = "terraform-provider-admission"
+
+// Options are the provider settings that shape how objects are written.
+type Options struct {
+	FieldManager   string
+	ForceConflicts bool
+	// DryRunOnPlan sends the planned object to the server as a dry-run apply
+	// during plan.
+	DryRunOnPlan bool
+	UserAgent    string
+}
+
+// Client is the one connection shared by every resource and data source of a
+// configured provider.
+type Client struct {
+	Options
+	// notReady explains why there is no connection yet (the provider
+	// configuration depends on values known only at apply); nil when ready.
+	notReady  error
+	clientset kubernetes.Interface
+}
+
+// NewClient makes a client from a REST config. It makes no request.
+func NewClient(cfg *rest.Config, opts Options) (*Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	if opts.UserAgent != "" {
+		cfg.UserAgent = opts.UserAgent
+	}
+	if opts.FieldManager == "" {
+		opts.FieldManager = DefaultFieldManager
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Options: opts, clientset: cs}, nil
+}
+
+// NewClientFromClientset wraps an existing clientset; tests use it.
+func NewClientFromClientset(cs kubernetes.Interface, opts Options) *Client {
+	if opts.FieldManager == "" {
+		opts.FieldManager = DefaultFieldManager
+	}
+	return &Client{Options: opts, clientset: cs}
+}
+
+// NotReady returns a client that explains why it cannot be used yet.
+func NotReady(reason error) *Client { return &Client{notReady: reason} }
+
+// Ready reports whether the client can make requests, and if not, why.
+func (c *Client) Ready() error { return c.notReady }
+
+// Clientset is the typed Kubernetes clientset.
+func (c *Client) Clientset() kubernetes.Interface { return c.clientset }
+
+func (c *Client) webhooks() admissionregistrationv1client.MutatingWebhookConfigurationInterface {
+	return c.clientset.AdmissionregistrationV1().MutatingWebhookConfigurations()
+}
+
+// GetMutatingWebhookConfiguration reads one object. A missing object is
+// reported as (nil, nil).
+func (c *Client) GetMutatingWebhookConfiguration(ctx context.Context, name string) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	if c.notReady != nil {
+		return nil, c.notReady
+	}
+	obj, err := c.webhooks().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}
+
+// ListMutatingWebhookConfigurations lists objects matching a label selector.
+func (c *Client) ListMutatingWebhookConfigurations(ctx context.Context, labelSelector string) ([]admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	if c.notReady != nil {
+		return nil, c.notReady
+	}
+	list, err := c.webhooks().List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// ApplyMutatingWebhookConfiguration writes the fields in ac with server-side
+// apply under the client's field manager. With dryRun the server validates and
+// defaults the object but stores nothing.
+func (c *Client) ApplyMutatingWebhookConfiguration(ctx context.Context, ac *admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration, dryRun bool) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	if c.notReady != nil {
+		return nil, c.notReady
+	}
+	opts := metav1.ApplyOptions{FieldManager: c.FieldManager, Force: c.ForceConflicts}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return c.webhooks().Apply(ctx, ac, opts)
+}
+
+// ApplyMutatingWebhookConfigurationForced is ApplyMutatingWebhookConfiguration
+// taking over the fields other managers own.
+func (c *Client) ApplyMutatingWebhookConfigurationForced(ctx context.Context, ac *admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration, dryRun bool) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	forced := *c
+	forced.ForceConflicts = true
+	return forced.ApplyMutatingWebhookConfiguration(ctx, ac, dryRun)
+}
+
+// DeleteMutatingWebhookConfiguration deletes the object and waits until it is
+// gone. A missing object is not an error.
+func (c *Client) DeleteMutatingWebhookConfiguration(ctx context.Context, name string) error {
+	if c.notReady != nil {
+		return c.notReady
+	}
+	err := c.webhooks().Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, err := c.webhooks().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for %q to be deleted: %w", name, err)
+	}
+	return nil
+}
+
+// ErrNotReady is wrapped by the reason of a client that cannot be used yet.
+var ErrNotReady = errors.New("the provider configuration is not known yet")

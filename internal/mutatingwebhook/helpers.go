@@ -1,0 +1,39 @@
+package mutatingwebhook
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+)
+
+// clientHolder keeps the provider's client for a data source.
+type clientHolder struct{ c *kube.Client }
+
+func (h *clientHolder) set(data any, diags *diag.Diagnostics) { h.c = clientFrom(data, diags) }
+
+// ready returns the client, or reports on diags why there is none.
+func (h *clientHolder) ready(diags *diag.Diagnostics) *kube.Client {
+	switch {
+	case h.c == nil:
+		diags.AddError("Provider not configured", "The admission provider has no connection to a cluster. This is a bug in the provider.")
+	case h.c.Ready() != nil:
+		diags.AddError("Provider not configured", h.c.Ready().Error())
+	}
+	return h.c
+}
+
+func pathRoot(name string) path.Path { return path.Root(name) }
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func isBadSelector(err error) bool { return apierrors.IsBadRequest(err) }
+
+func sortByName(items []admissionregistrationv1.MutatingWebhookConfiguration) {
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+}

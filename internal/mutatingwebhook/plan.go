@@ -1,0 +1,94 @@
+package mutatingwebhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// ModifyPlan checks the planned object with the API server (a dry-run
+// apply) when it can be reached, so that what only the live cluster knows
+// fails the plan rather than the apply.
+func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
+		return
+	}
+	var plan, cfg resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if exp := expand(cfg); len(exp.Unknown) > 0 {
+		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
+		return
+	}
+	name := plan.Metadata[0].Name.ValueString()
+
+	if req.State.Raw.IsNull() {
+		existing, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
+		if err == nil && existing != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+				"MutatingWebhookConfiguration already exists", alreadyExists(name))
+			return
+		}
+	}
+
+	_, err := r.apply(ctx, plan, cfg, true, &resp.Diagnostics)
+	switch {
+	case err == nil, errors.Is(err, errConflictReported):
+	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
+		// A verdict on the object: the apply would fail the same way.
+		addAPIError(&resp.Diagnostics, "apply", name, err)
+	default:
+		// Unreachable, forbidden, or another failure that says nothing
+		// about the object: the plan goes on, and the apply will tell.
+		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
+	}
+}
+
+// caBundlePlanModifier plans ca_bundle when the configuration leaves it out:
+// the value another controller injected stays as it is, while one that
+// Terraform set before and no longer sets is planned as unknown, since the
+// apply removes it.
+type caBundlePlanModifier struct{}
+
+func (caBundlePlanModifier) Description(context.Context) string {
+	return "Keeps a ca_bundle injected by another controller; plans one Terraform stops setting as unknown."
+}
+
+func (m caBundlePlanModifier) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (caBundlePlanModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() || req.StateValue.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	// req.Path is webhook[i].client_config[0].ca_bundle.
+	webhookPath := req.Path.ParentPath().ParentPath().ParentPath()
+	var planName, stateName types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, webhookPath.AtName("name"), &planName)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, webhookPath.AtName("name"), &stateName)...)
+	if resp.Diagnostics.HasError() || !planName.Equal(stateName) {
+		return
+	}
+	data, diags := req.Private.GetKey(ctx, caBundleKey)
+	resp.Diagnostics.Append(diags...)
+	var managed []string
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &managed); err != nil {
+			return
+		}
+	}
+	if slices.Contains(managed, planName.ValueString()) {
+		return
+	}
+	resp.PlanValue = req.StateValue
+}

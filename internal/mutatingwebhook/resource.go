@@ -1,0 +1,268 @@
+// Package mutatingwebhook is the admission_mutating_webhook_configuration
+// resource and its data sources.
+package mutatingwebhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// NewResource is the admission_mutating_webhook_configuration resource.
+func NewResource() resource.Resource { return &webhookResource{} }
+
+type webhookResource struct {
+	clientHolder
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*webhookResource)(nil)
+	_ resource.ResourceWithImportState    = (*webhookResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*webhookResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*webhookResource)(nil)
+	_ resource.ResourceWithIdentity       = (*webhookResource)(nil)
+)
+
+type identityModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *webhookResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_mutating_webhook_configuration"
+}
+
+func (r *webhookResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = resourceSchema()
+}
+
+func (r *webhookResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"name": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "Name of the MutatingWebhookConfiguration.",
+			},
+		},
+	}
+}
+
+func (r *webhookResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.set(req.ProviderData, &resp.Diagnostics)
+}
+
+func alreadyExists(name string) string {
+	return fmt.Sprintf("A MutatingWebhookConfiguration named %q already exists in the cluster, so Terraform will not take it over silently. "+
+		"To manage it with Terraform, import it:\n\n  terraform import admission_mutating_webhook_configuration.<resource name> %s\n\n"+
+		"or add an import block with id = %q. Otherwise choose another name.", name, name, name)
+}
+
+// clientFrom takes the provider's client, checking its type.
+func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
+	if data == nil {
+		return nil // not configured yet (validation)
+	}
+	c, ok := data.(*kube.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *kube.Client, got %T. This is a bug in the provider.", data))
+		return nil
+	}
+	return c
+}
+
+// ValidateConfig runs the server's rules offline, so that `terraform
+// validate` and every plan fail where the API server would.
+func (r *webhookResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg resourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	exp := expand(cfg)
+	obj := validation.Default(exp.Object)
+	addFieldErrors(&resp.Diagnostics, validation.Validate(obj), &exp)
+	addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
+}
+
+func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan, cfg resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Metadata[0].Name.ValueString()
+
+	existing, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if existing != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+			"MutatingWebhookConfiguration already exists", alreadyExists(name))
+		return
+	}
+
+	obj, err := r.apply(ctx, plan, cfg, false, &resp.Diagnostics)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "apply", plan.Metadata[0].Name.ValueString(), err)
+		return
+	}
+	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state resourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.c == nil || r.c.Ready() != nil {
+		// The connection is not known until apply; keep the state as it is.
+		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
+		return
+	}
+	name := state.ID.ValueString()
+	if name == "" && len(state.Metadata) > 0 {
+		name = state.Metadata[0].Name.ValueString()
+	}
+	obj, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if obj == nil {
+		tflog.Warn(ctx, "MutatingWebhookConfiguration is gone; removing it from state", map[string]any{"name": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, flatten(obj, &state))...)
+	if resp.Identity != nil {
+		resp.Diagnostics.Append(resp.Identity.Set(ctx, identityModel{Name: types.StringValue(obj.Name)})...)
+	}
+}
+
+func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, cfg resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	obj, err := r.apply(ctx, plan, cfg, false, &resp.Diagnostics)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "apply", plan.Metadata[0].Name.ValueString(), err)
+		return
+	}
+	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state resourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	if err := r.c.DeleteMutatingWebhookConfiguration(ctx, name); err != nil {
+		addAPIError(&resp.Diagnostics, "delete", name, err)
+	}
+}
+
+func (r *webhookResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := req.ID
+	if name == "" && req.Identity != nil {
+		var id identityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &id)...)
+		name = id.Name.ValueString()
+	}
+	if name == "" {
+		resp.Diagnostics.AddError("Missing name", "Import a MutatingWebhookConfiguration by its name, for example: terraform import admission_mutating_webhook_configuration.example my-webhooks")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+}
+
+// apply writes the planned object with server-side apply (or checks it with
+// a dry run) and returns what the server stored, or the server's error.
+// Field conflicts are resolved or explained on diags.
+func (r *webhookResource) apply(ctx context.Context, plan, cfg resourceModel, dryRun bool, diags *diag.Diagnostics) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	obj := expand(plan).Object
+	leaveUnsetCABundles(obj, cfg)
+	ac, err := applyConfiguration(obj)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := r.c.ApplyMutatingWebhookConfiguration(ctx, ac, dryRun)
+	if conflicts := fieldConflicts(err); len(conflicts) > 0 {
+		return r.resolveConflicts(ctx, ac, dryRun, conflicts, diags)
+	}
+	return stored, err
+}
+
+// leaveUnsetCABundles drops the caBundle of each webhook whose configuration
+// leaves it out, so that it stays with whoever injects it.
+func leaveUnsetCABundles(obj *admissionregistrationv1.MutatingWebhookConfiguration, cfg resourceModel) {
+	for i := range obj.Webhooks {
+		if i >= len(cfg.Webhook) || len(cfg.Webhook[i].ClientConfig) == 0 || cfg.Webhook[i].ClientConfig[0].CABundle.IsNull() {
+			obj.Webhooks[i].ClientConfig.CABundle = nil
+		}
+	}
+}
+
+// applyConfiguration turns the object into an apply configuration holding
+// exactly the fields that are set.
+func applyConfiguration(obj *admissionregistrationv1.MutatingWebhookConfiguration) (*admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	ac := &admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration{}
+	if err := json.Unmarshal(data, ac); err != nil {
+		return nil, err
+	}
+	return ac, nil
+}
+
+// caBundleKey is the private state key that lists the webhooks whose
+// ca_bundle the configuration sets (and so Terraform owns).
+const caBundleKey = "ca_bundle_managed"
+
+// privateData is the resource's private state in a response.
+type privateData interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// saveState records what the server stored after a write.
+func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrationv1.MutatingWebhookConfiguration, plan, cfg resourceModel,
+	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	diags.Append(state.Set(ctx, flatten(obj, &plan))...)
+	managed := []string{}
+	for _, w := range cfg.Webhook {
+		if len(w.ClientConfig) > 0 && !w.ClientConfig[0].CABundle.IsNull() {
+			managed = append(managed, w.Name.ValueString())
+		}
+	}
+	data, err := json.Marshal(managed)
+	if err != nil {
+		diags.AddError("Cannot record ca_bundle ownership", err.Error())
+		return
+	}
+	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
+	if identity != nil {
+		diags.Append(identity.Set(ctx, identityModel{Name: types.StringValue(obj.Name)})...)
+	}
+}

@@ -1,0 +1,110 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+)
+
+// envFor maps each connection attribute to the environment variable that
+// hashicorp/kubernetes reads for it.
+var envFor = map[string]string{
+	"host":                     "KUBE_HOST",
+	"username":                 "KUBE_USER",
+	"password":                 "KUBE_PASSWORD",
+	"token":                    "KUBE_TOKEN",
+	"insecure":                 "KUBE_INSECURE",
+	"tls_server_name":          "KUBE_TLS_SERVER_NAME",
+	"client_certificate":       "KUBE_CLIENT_CERT_DATA",
+	"client_key":               "KUBE_CLIENT_KEY_DATA",
+	"cluster_ca_certificate":   "KUBE_CLUSTER_CA_CERT_DATA",
+	"config_path":              "KUBE_CONFIG_PATH",
+	"config_paths":             "KUBE_CONFIG_PATHS",
+	"config_context":           "KUBE_CTX",
+	"config_context_auth_info": "KUBE_CTX_AUTH_INFO",
+	"config_context_cluster":   "KUBE_CTX_CLUSTER",
+	"proxy_url":                "KUBE_PROXY_URL",
+}
+
+// settingsFrom fills the connection settings from the configuration, and
+// where it is silent, from the environment.
+func settingsFrom(ctx context.Context, cfg providerModel) (kube.Settings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	str := func(attr string, v types.String) string {
+		if !v.IsNull() {
+			return v.ValueString()
+		}
+		return os.Getenv(envFor[attr])
+	}
+	s := kube.Settings{
+		Host:                  str("host", cfg.Host),
+		Username:              str("username", cfg.Username),
+		Password:              str("password", cfg.Password),
+		Token:                 str("token", cfg.Token),
+		TLSServerName:         str("tls_server_name", cfg.TLSServerName),
+		ClientCertificate:     str("client_certificate", cfg.ClientCertificate),
+		ClientKey:             str("client_key", cfg.ClientKey),
+		ClusterCACertificate:  str("cluster_ca_certificate", cfg.ClusterCACertificate),
+		ConfigPath:            str("config_path", cfg.ConfigPath),
+		ConfigContext:         str("config_context", cfg.ConfigContext),
+		ConfigContextAuthInfo: str("config_context_auth_info", cfg.ConfigContextAuthInfo),
+		ConfigContextCluster:  str("config_context_cluster", cfg.ConfigContextCluster),
+		ProxyURL:              str("proxy_url", cfg.ProxyURL),
+	}
+
+	if !cfg.Insecure.IsNull() {
+		v := cfg.Insecure.ValueBool()
+		s.Insecure = &v
+	} else if env := os.Getenv(envFor["insecure"]); env != "" {
+		v, err := strconv.ParseBool(env)
+		if err != nil {
+			diags.AddAttributeError(path.Root("insecure"), "Invalid KUBE_INSECURE",
+				"KUBE_INSECURE must be true or false, not "+strconv.Quote(env)+".")
+			return s, diags
+		}
+		s.Insecure = &v
+	}
+
+	if !cfg.ConfigPaths.IsNull() {
+		diags.Append(cfg.ConfigPaths.ElementsAs(ctx, &s.ConfigPaths, false)...)
+	} else if env := os.Getenv(envFor["config_paths"]); env != "" && s.ConfigPath == "" {
+		s.ConfigPaths = filepath.SplitList(env)
+	}
+	// KUBE_CONFIG_PATH in the environment must not conflict with
+	// config_paths set in the configuration.
+	if cfg.ConfigPath.IsNull() && !cfg.ConfigPaths.IsNull() {
+		s.ConfigPath = ""
+	}
+
+	for _, e := range cfg.Exec {
+		exec := &kube.ExecSettings{APIVersion: e.APIVersion.ValueString(), Command: e.Command.ValueString()}
+		diags.Append(e.Args.ElementsAs(ctx, &exec.Args, false)...)
+		if !e.Env.IsNull() {
+			diags.Append(e.Env.ElementsAs(ctx, &exec.Env, false)...)
+		}
+		s.Exec = exec
+	}
+	return s, diags
+}
+
+// addSettingError reports a connection error on the attribute it is about.
+func addSettingError(diags *diag.Diagnostics, err error) {
+	var se *kube.SettingError
+	if !errors.As(err, &se) {
+		diags.AddError("Invalid provider configuration", err.Error())
+		return
+	}
+	detail := se.Err.Error()
+	if env, ok := envFor[se.Attribute]; ok {
+		detail += "\n\nThe value may come from the configuration or from the environment variable " + env + "."
+	}
+	diags.AddAttributeError(path.Root(se.Attribute), "Invalid provider configuration: "+se.Attribute, detail)
+}
