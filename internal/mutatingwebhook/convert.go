@@ -468,4 +468,3 @@ func int64PointerValue(v *int32) types.Int64 {
 	}
 	return types.Int64Value(int64(*v))
 }
-

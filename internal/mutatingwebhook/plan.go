@@ -65,7 +65,9 @@ func (caBundlePlanModifier) Description(context.Context) string {
 	return "Keeps a ca_bundle injected by another controller; plans one Terraform stops setting as unknown."
 }
 
-func (m caBundlePlanModifier) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+func (m caBundlePlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
 
 func (caBundlePlanModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	if !req.ConfigValue.IsNull() || req.StateValue.IsNull() || !req.PlanValue.IsUnknown() {

@@ -229,8 +229,8 @@ func ruleBlock() schema.ListNestedBlock {
 		MarkdownDescription: "Operations on resources the webhook applies to. It applies to a request that matches any rule; with no rule it applies to none.",
 		NestedObject: schema.NestedBlockObject{
 			Attributes: map[string]schema.Attribute{
-				"operations": stringList("Operations: `CREATE`, `UPDATE`, `DELETE`, `CONNECT`, or `*` for all.", true),
-				"api_groups": stringList("API groups; `\"\"` is the core group and `*` all groups.", true),
+				"operations":   stringList("Operations: `CREATE`, `UPDATE`, `DELETE`, `CONNECT`, or `*` for all.", true),
+				"api_groups":   stringList("API groups; `\"\"` is the core group and `*` all groups.", true),
 				"api_versions": stringList("API versions; `*` is all versions.", true),
 				"resources": stringList("Resources, such as `pods`; `pods/status` names a subresource, `*` all resources, "+
 					"`*/*` all resources and subresources, `pods/*` all subresources of pods.", true),
