@@ -207,7 +207,7 @@ func expandHome(p string) (string, error) {
 func describeClientConfigError(s Settings, paths []string, err error) error {
 	msg := err.Error()
 	switch {
-	case s.ConfigContext != "" && strings.Contains(msg, "context was not found"):
+	case s.ConfigContext != "" && (strings.Contains(msg, "context was not found") || strings.Contains(msg, "does not exist")):
 		return settingError("config_context", "context %q is not in the kubeconfig (%s)", s.ConfigContext, strings.Join(paths, ", "))
 	case s.ConfigContextCluster != "" && strings.Contains(msg, "cluster") && strings.Contains(msg, "not found"):
 		return settingError("config_context_cluster", "%v", err)

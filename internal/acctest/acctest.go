@@ -1,0 +1,76 @@
+// Package acctest runs acceptance tests against a real local control plane:
+// one etcd and kube-apiserver per test binary, shared by its tests.
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/controlplane"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
+)
+
+// ProviderFactories serve the provider in-process to the Terraform CLI.
+var ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"admission": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+var cluster *controlplane.ControlPlane
+
+// Main runs a package's tests. With TF_ACC set it first starts the local
+// control plane, and stops it when the tests are done.
+func Main(m *testing.M) {
+	if os.Getenv("TF_ACC") == "" {
+		if os.Getenv("CI") != "" {
+			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
+			os.Exit(1)
+		}
+		os.Exit(m.Run())
+	}
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acctest: cannot start the local control plane: %v\n", err)
+		os.Exit(1)
+	}
+	cluster = cp
+	code := m.Run()
+	if err := cp.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "acctest: stopping the control plane: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+// Cluster is the running control plane. Outside acceptance runs (TF_ACC
+// unset) it skips the test, saying why.
+func Cluster(t testing.TB) *controlplane.ControlPlane {
+	t.Helper()
+	if cluster == nil {
+		t.Skip("acceptance test: set TF_ACC=1 (make test does) to run it against a local kube-apiserver")
+	}
+	return cluster
+}
+
+// Clientset is an admin client of the control plane, for checks and for
+// changes made "outside Terraform".
+func Clientset(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(Cluster(t).RESTConfig())
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	return cs
+}
+
+// ProviderBlock is a provider block that reaches the control plane through
+// its kubeconfig, with extra settings appended.
+func ProviderBlock(t testing.TB, extra ...string) string {
+	t.Helper()
+	return fmt.Sprintf("provider \"admission\" {\n  config_path = %q\n  %s\n}\n", Cluster(t).KubeconfigPath, strings.Join(extra, "\n  "))
+}

@@ -1,0 +1,160 @@
+package provider_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+)
+
+// listConfig reads from the cluster through the given provider block: it
+// succeeds only if the provider reached the API server and was let in.
+func listConfig(providerBlock string) string {
+	return providerBlock + `
+data "admission_mutating_webhook_configurations" "all" {}
+`
+}
+
+func expectReached() []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue("data.admission_mutating_webhook_configurations.all", tfjsonpath.New("items"), knownvalue.NotNull()),
+	}
+}
+
+func TestAccConnectKubeconfigWithContext(t *testing.T) {
+	cp := acctest.Cluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  config_path    = %q
+  config_context = "admin-token"
+}`, cp.KubeconfigPath)),
+				ConfigStateChecks: expectReached(),
+			},
+			{
+				// The "nobody" context authenticates but has no RBAC grant.
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  config_path    = %q
+  config_context = "nobody"
+}`, cp.KubeconfigPath)),
+				ExpectError: regexp.MustCompile(`(?s)forbidden.*RBAC`),
+			},
+			{
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  config_path    = %q
+  config_context = "no-such-context"
+}`, cp.KubeconfigPath)),
+				ExpectError: regexp.MustCompile(`(?s)config_context.*no-such-context`),
+			},
+		},
+	})
+}
+
+func TestAccConnectKubeconfigFromEnvironment(t *testing.T) {
+	cp := acctest.Cluster(t)
+	t.Setenv("KUBE_CONFIG_PATH", cp.KubeconfigPath)
+	t.Setenv("KUBE_CTX", "admin-cert")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            listConfig(`provider "admission" {}`),
+			ConfigStateChecks: expectReached(),
+		}},
+	})
+}
+
+func TestAccConnectHostAndToken(t *testing.T) {
+	cp := acctest.Cluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  host                   = %q
+  token                  = %q
+  cluster_ca_certificate = %q
+}`, cp.Host, cp.AdminToken, cp.CAPEM)),
+				ConfigStateChecks: expectReached(),
+			},
+			{
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  host                   = %q
+  token                  = "not-a-valid-token"
+  cluster_ca_certificate = %q
+}`, cp.Host, cp.CAPEM)),
+				ExpectError: regexp.MustCompile(`(?s)Unauthorized.*credentials`),
+			},
+			{
+				// Without the CA the server's certificate cannot be verified.
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  host  = %q
+  token = %q
+}`, cp.Host, cp.AdminToken)),
+				ExpectError: regexp.MustCompile(`(?s)certificate.*cluster_ca_certificate`),
+			},
+		},
+	})
+}
+
+func TestAccConnectHostAndClientCertificate(t *testing.T) {
+	cp := acctest.Cluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: listConfig(fmt.Sprintf(`provider "admission" {
+  host                   = %q
+  client_certificate     = %q
+  client_key             = %q
+  cluster_ca_certificate = %q
+}`, cp.Host, cp.AdminCertPEM, cp.AdminKeyPEM, cp.CAPEM)),
+			ConfigStateChecks: expectReached(),
+		}},
+	})
+}
+
+func TestAccConnectExecPlugin(t *testing.T) {
+	cp := acctest.Cluster(t)
+	plugin := filepath.Join(t.TempDir(), "credential-plugin")
+	script := `#!/bin/sh
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$PLUGIN_TOKEN"
+`
+	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: listConfig(fmt.Sprintf(`provider "admission" {
+  host                   = %q
+  cluster_ca_certificate = %q
+  exec {
+    api_version = "client.authentication.k8s.io/v1"
+    command     = %q
+    env         = { PLUGIN_TOKEN = %q }
+  }
+}`, cp.Host, cp.CAPEM, plugin, cp.AdminToken)),
+			ConfigStateChecks: expectReached(),
+		}},
+	})
+}
+
+func TestAccBadKubeconfigPathNamesTheAttribute(t *testing.T) {
+	acctest.Cluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      listConfig(`provider "admission" { config_path = "/nonexistent/kubeconfig" }`),
+			ExpectError: regexp.MustCompile(`(?s)config_path.*/nonexistent/kubeconfig`),
+		}},
+	})
+}
