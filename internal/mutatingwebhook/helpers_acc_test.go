@@ -10,9 +10,9 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"math/big"
-	"time"
 	"strings"
 	"testing"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -426,8 +426,8 @@ func TestAccCreateOverExistingObjectFails(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { createWithClientGo(t, cs, name) },
-				Config:    minimalConfig(t, name),
+				PreConfig:   func() { createWithClientGo(t, cs, name) },
+				Config:      minimalConfig(t, name),
 				ExpectError: regexp.MustCompile(`(?s)already exists.*terraform import`),
 			},
 			{
