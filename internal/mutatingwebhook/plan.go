@@ -22,9 +22,8 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, cfg resourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
+		tflog.Debug(ctx, "skipping the dry run: blocks known only after apply")
 		return
 	}
 	if exp := expand(cfg); len(exp.Unknown) > 0 {

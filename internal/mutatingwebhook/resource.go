@@ -86,8 +86,10 @@ func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
 // validate` and every plan fail where the API server would.
 func (r *webhookResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg resourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
+		// A whole block list is unknown (a dynamic block over values known
+		// only at apply): nothing can be judged yet.
+		tflog.Debug(ctx, "skipping validation: configuration not known yet")
 		return
 	}
 	exp := expand(cfg)
