@@ -1,0 +1,366 @@
+// Package validation checks a MutatingWebhookConfiguration the way kube-apiserver v1.37 does on
+// create, so that a plan can fail where the apply would. It works on API types only, does no I/O,
+// and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]"); AttributePath turns
+// such a path into a Terraform attribute path.
+//
+// Section numbers in comments ("spec 2.4") refer to the project's notes on the server's rules
+// (mutating-webhook-api-rules.md), which quote the server's source.
+package validation
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/util/webhook"
+)
+
+// StaticConfigSuffix is the name suffix reserved for manifest-based admission configurations
+// (spec 2.12). A 1.37 server rejects it on create.
+const StaticConfigSuffix = ".static.k8s.io"
+
+// Values the server accepts, each list sorted as the server prints it in "supported values".
+var (
+	supportedFailurePolicies      = []string{"Fail", "Ignore"}
+	supportedMatchPolicies        = []string{"Equivalent", "Exact"}
+	supportedReinvocationPolicies = []string{"IfNeeded", "Never"}
+	supportedOperations           = []string{"*", "CONNECT", "CREATE", "DELETE", "UPDATE"}
+	supportedScopes               = []string{"*", "Cluster", "Namespaced"}
+	// noSideEffectClasses is what a create accepts; Some and Unknown are only kept on update (spec 2.5, 2.11).
+	noSideEffectClasses = []string{"None", "NoneOnDryRun"}
+	// acceptedAdmissionReviewVersions are the AdmissionReview versions the server speaks (spec 2.6).
+	acceptedAdmissionReviewVersions = []string{"v1", "v1beta1"}
+)
+
+// Validate returns the errors kube-apiserver (v1.37) would return when CREATING obj.
+// obj has already been defaulted as the server does (see Default below); paths are the server's
+// (field.Path strings such as "webhooks[0].rules[1].resources[2]", "metadata.name").
+//
+// Like the server, Validate ignores metadata.namespace (cleared for this cluster-scoped kind) and
+// metadata.generation (set to 1 before validation), and, when name is empty and generateName is
+// set, validates a generated name as well (generateName cut to 58 characters plus 5 characters
+// from the generator's alphabet). Errors come in the server's order.
+func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.ErrorList {
+	if obj == nil {
+		return nil
+	}
+	name := obj.Name
+	if name == "" && obj.GenerateName != "" {
+		name = generatedName(obj.GenerateName)
+	}
+
+	errs := validateObjectMeta(&obj.ObjectMeta, name, field.NewPath("metadata"))
+
+	// Compile the match conditions ahead, in parallel; the pass below then reads the results.
+	precompile(obj)
+
+	// spec 2.1: per webhook, its own fields, then admissionReviewVersions, then name uniqueness.
+	webhooksPath := field.NewPath("webhooks")
+	names := make(map[string]struct{}, len(obj.Webhooks))
+	for i := range obj.Webhooks {
+		hook := &obj.Webhooks[i]
+		p := webhooksPath.Index(i)
+		errs = append(errs, validateWebhook(hook, p)...)
+		errs = append(errs, validateAdmissionReviewVersions(hook.AdmissionReviewVersions, p.Child("admissionReviewVersions"))...)
+		// spec 2.3: a non-empty name equal to an earlier webhook's name.
+		if hook.Name != "" {
+			if _, dup := names[hook.Name]; dup {
+				errs = append(errs, field.Duplicate(p.Child("name"), hook.Name))
+			} else {
+				names[hook.Name] = struct{}{}
+			}
+		}
+	}
+
+	// spec 2.12: the reserved suffix is an error on create in 1.37 (gate
+	// ManifestBasedAdmissionControlConfig is beta and on); the server checks it after the rest.
+	if strings.HasSuffix(name, StaticConfigSuffix) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name,
+			fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix)))
+	}
+	return errs
+}
+
+// generatedName stands in for the name the server generates from generateName (spec 4): at most
+// the first 58 characters, then 5 random characters of "bcdfghjklmnpqrstvwxz2456789". Every
+// character of that alphabet is valid anywhere in a DNS subdomain, so any fixed pick validates the
+// same way as the random one.
+func generatedName(generateName string) string {
+	const maxPrefix = 63 - 5
+	if len(generateName) > maxPrefix {
+		generateName = generateName[:maxPrefix]
+	}
+	return generateName + "xxxxx"
+}
+
+// validateObjectMeta is the server's create-time ObjectMeta check (spec 2.2), made of the same
+// apimachinery helpers in the same order. Map entries are visited in sorted key order (the
+// server's order is Go map order, i.e. random), so that the result is stable.
+func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if meta.GenerateName != "" {
+		for _, msg := range genericvalidation.NameIsDNSSubdomain(meta.GenerateName, true) {
+			errs = append(errs, field.Invalid(fldPath.Child("generateName"), meta.GenerateName, msg))
+		}
+	}
+	if name == "" {
+		errs = append(errs, field.Required(fldPath.Child("name"), "name or generateName is required"))
+	} else {
+		for _, msg := range genericvalidation.NameIsDNSSubdomain(name, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("name"), name, msg))
+		}
+	}
+	// namespace is cleared and generation set to 1 before validation (spec 0), so neither can fail.
+	for _, k := range sortedKeys(meta.Labels) {
+		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: meta.Labels[k]}, fldPath.Child("labels"))...)
+	}
+	errs = append(errs, validateAnnotations(meta.Annotations, fldPath.Child("annotations"))...)
+	errs = append(errs, genericvalidation.ValidateOwnerReferences(meta.OwnerReferences, fldPath.Child("ownerReferences"))...)
+	errs = append(errs, genericvalidation.ValidateFinalizers(meta.Finalizers, fldPath.Child("finalizers"))...)
+	errs = append(errs, metav1validation.ValidateManagedFields(meta.ManagedFields, fldPath.Child("managedFields"), metav1validation.CoveredByDeclarative)...)
+	return errs
+}
+
+// validateAnnotations is genericvalidation.ValidateAnnotations in sorted key order: each key,
+// lower-cased, must be a qualified name; keys and values together at most 256 KiB (spec 2.2).
+func validateAnnotations(annotations map[string]string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range sortedKeys(annotations) {
+		for _, msg := range content.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, field.Invalid(fldPath, k, msg).WithOrigin("format=k8s-label-key"))
+		}
+	}
+	if genericvalidation.ValidateAnnotationsSize(annotations) != nil {
+		errs = append(errs, field.TooLong(fldPath, "", genericvalidation.TotalAnnotationSizeLimitB))
+	}
+	return errs
+}
+
+// validateWebhook checks one webhook's own fields in the server's order (spec 2.1, 2.3–2.10).
+func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	// spec 2.3: Required if empty; else one Invalid with the subdomain messages joined by ",";
+	// else at least three dot-separated segments. apimachinery's helper is exactly this.
+	errs = append(errs, utilvalidation.IsFullyQualifiedName(fldPath.Child("name"), hook.Name)...)
+
+	for j := range hook.Rules {
+		errs = append(errs, validateRule(&hook.Rules[j], fldPath.Child("rules").Index(j))...)
+	}
+
+	// spec 2.5: enums, checked only when set; compared exactly.
+	if hook.FailurePolicy != nil && !slices.Contains(supportedFailurePolicies, string(*hook.FailurePolicy)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("failurePolicy"), *hook.FailurePolicy, supportedFailurePolicies))
+	}
+	if hook.MatchPolicy != nil && !slices.Contains(supportedMatchPolicies, string(*hook.MatchPolicy)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("matchPolicy"), *hook.MatchPolicy, supportedMatchPolicies))
+	}
+	if hook.SideEffects == nil {
+		errs = append(errs, field.Required(fldPath.Child("sideEffects"), "must specify one of "+strings.Join(noSideEffectClasses, ", ")))
+	} else if !slices.Contains(noSideEffectClasses, string(*hook.SideEffects)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("sideEffects"), *hook.SideEffects, noSideEffectClasses))
+	}
+	if t := hook.TimeoutSeconds; t != nil && (*t < 1 || *t > 30) {
+		errs = append(errs, field.Invalid(fldPath.Child("timeoutSeconds"), *t, "the timeout value must be between 1 and 30 seconds"))
+	}
+
+	// spec 2.8
+	if hook.NamespaceSelector != nil {
+		errs = append(errs, validateLabelSelector(hook.NamespaceSelector, fldPath.Child("namespaceSelector"))...)
+	}
+	if hook.ObjectSelector != nil {
+		errs = append(errs, validateLabelSelector(hook.ObjectSelector, fldPath.Child("objectSelector"))...)
+	}
+
+	if hook.ReinvocationPolicy != nil && !slices.Contains(supportedReinvocationPolicies, string(*hook.ReinvocationPolicy)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("reinvocationPolicy"), *hook.ReinvocationPolicy, supportedReinvocationPolicies))
+	}
+
+	errs = append(errs, validateClientConfig(&hook.ClientConfig, fldPath.Child("clientConfig"))...)
+
+	// spec 2.9: on create match conditions are always checked.
+	errs = append(errs, validateMatchConditions(hook.MatchConditions, fldPath.Child("matchConditions"))...)
+	return errs
+}
+
+// validateRule checks one webhooks[i].rules[j] (spec 2.4).
+func validateRule(rule *admissionregistrationv1.RuleWithOperations, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+
+	ops := rule.Operations
+	if len(ops) == 0 {
+		errs = append(errs, field.Required(fldPath.Child("operations"), ""))
+	}
+	if len(ops) > 1 && slices.Contains(ops, admissionregistrationv1.OperationAll) {
+		errs = append(errs, field.Invalid(fldPath.Child("operations"), ops, "if '*' is present, must not specify other operations"))
+	}
+	for k, op := range ops {
+		if !slices.Contains(supportedOperations, string(op)) {
+			errs = append(errs, field.NotSupported(fldPath.Child("operations").Index(k), op, supportedOperations))
+		}
+	}
+
+	if len(rule.APIGroups) == 0 {
+		errs = append(errs, field.Required(fldPath.Child("apiGroups"), ""))
+	}
+	if len(rule.APIGroups) > 1 && slices.Contains(rule.APIGroups, "*") {
+		errs = append(errs, field.Invalid(fldPath.Child("apiGroups"), rule.APIGroups, "if '*' is present, must not specify other API groups"))
+	}
+	if len(rule.APIVersions) == 0 {
+		errs = append(errs, field.Required(fldPath.Child("apiVersions"), ""))
+	}
+	if len(rule.APIVersions) > 1 && slices.Contains(rule.APIVersions, "*") {
+		errs = append(errs, field.Invalid(fldPath.Child("apiVersions"), rule.APIVersions, "if '*' is present, must not specify other API versions"))
+	}
+	for k, v := range rule.APIVersions {
+		if v == "" {
+			errs = append(errs, field.Required(fldPath.Child("apiVersions").Index(k), ""))
+		}
+	}
+
+	errs = append(errs, validateResources(rule.Resources, fldPath.Child("resources"))...)
+
+	if rule.Scope != nil && !slices.Contains(supportedScopes, string(*rule.Scope)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("scope"), *rule.Scope, supportedScopes))
+	}
+	return errs
+}
+
+// validateResources checks a rule's resources, subresources allowed (spec 2.4). The checks are
+// the server's, including its order dependence: "R/S" is rejected only after an earlier "R/*" or
+// "*/S", and for "*" only the last slash-free element decides.
+func validateResources(resources []string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(resources) == 0 {
+		errs = append(errs, field.Required(fldPath, ""))
+	}
+	wildcardSub := map[string]bool{} // R of an earlier "R/*"
+	wildcardRes := map[string]bool{} // S of an earlier "*/S"
+	hasDoubleWildcard, hasSingleWildcard, hasPlainResource := false, false, false
+	for k, rs := range resources {
+		if rs == "" {
+			errs = append(errs, field.Required(fldPath.Index(k), ""))
+			continue
+		}
+		if rs == "*/*" {
+			hasDoubleWildcard = true
+		}
+		if rs == "*" {
+			hasSingleWildcard = true
+		}
+		res, sub, hasSlash := strings.Cut(rs, "/")
+		if !hasSlash {
+			// Overwritten by every slash-free element: only the last one counts.
+			hasPlainResource = rs != "*"
+			continue
+		}
+		if wildcardSub[res] {
+			errs = append(errs, field.Invalid(fldPath.Index(k), rs, fmt.Sprintf("if '%s/*' is present, must not specify %s", res, rs)))
+		}
+		if wildcardRes[sub] {
+			errs = append(errs, field.Invalid(fldPath.Index(k), rs, fmt.Sprintf("if '*/%s' is present, must not specify %s", sub, rs)))
+		}
+		if sub == "*" {
+			wildcardSub[res] = true
+		}
+		if res == "*" {
+			wildcardRes[sub] = true
+		}
+	}
+	if len(resources) > 1 && hasDoubleWildcard {
+		errs = append(errs, field.Invalid(fldPath, resources, "if '*/*' is present, must not specify other resources"))
+	}
+	if hasSingleWildcard && hasPlainResource {
+		errs = append(errs, field.Invalid(fldPath, resources, "if '*' is present, must not specify other resources without subresources"))
+	}
+	return errs
+}
+
+// validateAdmissionReviewVersions checks webhooks[i].admissionReviewVersions (spec 2.6). On
+// create a known version (v1, v1beta1) is always required.
+func validateAdmissionReviewVersions(versions []string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(versions) == 0 {
+		return append(errs, field.Required(fldPath, "must specify one of "+strings.Join(acceptedAdmissionReviewVersions, ", ")))
+	}
+	seen := make(map[string]bool, len(versions))
+	hasAccepted := false
+	for k, v := range versions {
+		if seen[v] {
+			// A duplicate gets this error only.
+			errs = append(errs, field.Invalid(fldPath.Index(k), v, "duplicate version"))
+			continue
+		}
+		seen[v] = true
+		for _, msg := range utilvalidation.IsDNS1035Label(v) {
+			errs = append(errs, field.Invalid(fldPath.Index(k), v, msg))
+		}
+		if slices.Contains(acceptedAdmissionReviewVersions, v) {
+			hasAccepted = true
+		}
+	}
+	if !hasAccepted {
+		errs = append(errs, field.Invalid(fldPath, versions, "must include at least one of "+strings.Join(acceptedAdmissionReviewVersions, ", ")))
+	}
+	return errs
+}
+
+// validateClientConfig checks webhooks[i].clientConfig (spec 2.7). caBundle is not validated.
+func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, fldPath *field.Path) field.ErrorList {
+	switch {
+	case (cc.URL == nil) == (cc.Service == nil):
+		return field.ErrorList{field.Required(fldPath, "exactly one of url or service is required")}
+	case cc.URL != nil:
+		// k8s.io/apiserver's own check, with https forced as the server does.
+		return webhook.ValidateWebhookURL(fldPath.Child("url"), *cc.URL, true)
+	default:
+		svc := cc.Service
+		port := int32(443) // the server's default (spec 1), should Default not have run
+		if svc.Port != nil {
+			port = *svc.Port
+		}
+		// k8s.io/apiserver's own check. The server passes name and namespace in swapped argument
+		// positions (spec 2.7 quirk): an empty name is reported at service.namespace and an empty
+		// namespace at service.name. We make the same call so that paths agree.
+		return webhook.ValidateWebhookService(fldPath.Child("service"), svc.Name, svc.Namespace, svc.Path, port)
+	}
+}
+
+// validateLabelSelector is metav1validation.ValidateLabelSelector (spec 2.8) with matchLabels in
+// sorted key order. Label values in matchExpressions are always checked on create.
+func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range sortedKeys(sel.MatchLabels) {
+		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, fldPath.Child("matchLabels"))...)
+	}
+	opts := metav1validation.LabelSelectorValidationOptions{}
+	for k, req := range sel.MatchExpressions {
+		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(req, opts, fldPath.Child("matchExpressions").Index(k))...)
+	}
+	return errs
+}
+
+// qualifiedName reports each way value fails to be a qualified name (spec 2.8), one Invalid each.
+func qualifiedName(value string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range content.IsQualifiedName(value) {
+		errs = append(errs, field.Invalid(fldPath, value, msg).WithOrigin("format=qualified-name"))
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
