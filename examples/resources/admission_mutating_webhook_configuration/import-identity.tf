@@ -1,0 +1,6 @@
+import {
+  to = admission_mutating_webhook_configuration.example
+  identity = {
+    name = "sidecar-injector.example.com"
+  }
+}

@@ -1,0 +1,2 @@
+# A MutatingWebhookConfiguration is imported by its name.
+terraform import admission_mutating_webhook_configuration.example sidecar-injector.example.com
