@@ -1,0 +1,220 @@
+package validation
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Warning is advice about a configuration the server accepts. Path is a server field path, as in
+// Validate's errors, so AttributePath maps it the same way.
+type Warning struct {
+	Path    *field.Path
+	Message string
+}
+
+// String gives the warning as the server prints its own: "<path>: <message>".
+func (w Warning) String() string {
+	if w.Path == nil {
+		return w.Message
+	}
+	return w.Path.String() + ": " + w.Message
+}
+
+// namespaceNameLabel is the label every namespace carries with its own name.
+const namespaceNameLabel = "kubernetes.io/metadata.name"
+
+// excludedResources are the virtual resources that admission webhooks never see (spec 2.12;
+// k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion in v1.37).
+var excludedResources = []schema.GroupResource{
+	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
+	{Group: "authentication.k8s.io", Resource: "tokenreviews"},
+	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
+	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
+	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+}
+
+// clusterScopedResources are well-known built-in resources that are not namespaced. A rule that
+// names only these cannot catch an object inside kube-system, so it gets no failurePolicy warning.
+// Anything not listed (custom resources included) is assumed to be namespaced.
+var clusterScopedResources = map[string]bool{
+	"apiservices": true, "certificatesigningrequests": true, "clusterrolebindings": true,
+	"clusterroles": true, "clustertrustbundles": true, "componentstatuses": true,
+	"csidrivers": true, "csinodes": true, "customresourcedefinitions": true,
+	"deviceclasses": true, "flowschemas": true, "ingressclasses": true,
+	"mutatingadmissionpolicies": true, "mutatingadmissionpolicybindings": true,
+	"mutatingwebhookconfigurations": true, "namespaces": true, "nodes": true,
+	"persistentvolumes": true, "priorityclasses": true, "prioritylevelconfigurations": true,
+	"resourceslices": true, "runtimeclasses": true, "selfsubjectaccessreviews": true,
+	"selfsubjectreviews": true, "selfsubjectrulesreviews": true, "storageclasses": true,
+	"storageversionmigrations": true, "subjectaccessreviews": true, "tokenreviews": true,
+	"validatingadmissionpolicies": true, "validatingadmissionpolicybindings": true,
+	"validatingwebhookconfigurations": true, "volumeattachmentclasses": true,
+	"volumeattachments": true,
+}
+
+// Warnings returns advice for configs the server accepts but that will hurt (never errors):
+//   - a caBundle that is not PEM certificates (at webhooks[i].clientConfig.caBundle);
+//   - failurePolicy Fail on a webhook whose rules reach namespaced resources and whose
+//     namespaceSelector does not exclude kube-system or the namespace of its own service (at
+//     webhooks[i].failurePolicy); the selector is evaluated against the label
+//     kubernetes.io/metadata.name=<namespace> every namespace has, and an empty one matches;
+//   - reinvocationPolicy IfNeeded with sideEffects other than None (at webhooks[i].reinvocationPolicy);
+//   - the server's own 1.37 warning for rules that name a virtual resource admission webhooks never
+//     see (at webhooks[i].rules[j], with the server's text).
+//
+// obj is expected to be defaulted (see Default); absent fields are read as their defaults.
+func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
+	if obj == nil {
+		return nil
+	}
+	var warnings []Warning
+	webhooksPath := field.NewPath("webhooks")
+	for i := range obj.Webhooks {
+		hook := &obj.Webhooks[i]
+		p := webhooksPath.Index(i)
+		warnings = append(warnings, caBundleWarnings(hook.ClientConfig.CABundle, p.Child("clientConfig", "caBundle"))...)
+		warnings = append(warnings, failurePolicyWarnings(hook, p.Child("failurePolicy"))...)
+		if hook.ReinvocationPolicy != nil && *hook.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy &&
+			hook.SideEffects != nil && *hook.SideEffects != admissionregistrationv1.SideEffectClassNone {
+			warnings = append(warnings, Warning{p.Child("reinvocationPolicy"), fmt.Sprintf(
+				"reinvocationPolicy IfNeeded may call the webhook more than once for one request, but sideEffects is %q: "+
+					"its side effects may happen more than once; make the webhook idempotent and side-effect free (sideEffects None)",
+				*hook.SideEffects)})
+		}
+		// spec 2.12: the server's virtual-resource warning, once per (group, resource) per rule.
+		for j := range hook.Rules {
+			for _, gr := range excludedResourcesNamedByRule(hook.Rules[j].APIGroups, hook.Rules[j].Resources) {
+				warnings = append(warnings, Warning{p.Child("rules").Index(j),
+					fmt.Sprintf("%s is excluded from admission webhooks; this rule will have no effect", gr)})
+			}
+		}
+	}
+	return warnings
+}
+
+// caBundleWarnings warns when a non-empty caBundle is not a sequence of PEM CERTIFICATE blocks
+// that each parse as X.509. The server stores any bytes, but then cannot verify the webhook.
+func caBundleWarnings(caBundle []byte, fldPath *field.Path) []Warning {
+	if len(caBundle) == 0 {
+		return nil
+	}
+	problem := pemCertificatesProblem(caBundle)
+	if problem == "" {
+		return nil
+	}
+	return []Warning{{fldPath, "caBundle is not PEM-encoded certificates (" + problem +
+		"); the API server will not be able to verify the webhook's serving certificate and calls to it will fail"}}
+}
+
+// pemCertificatesProblem returns what is wrong with data as a PEM certificate bundle, or "".
+func pemCertificatesProblem(data []byte) string {
+	rest := data
+	n := 0
+	for {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		n++
+		if block.Type != "CERTIFICATE" {
+			return fmt.Sprintf("PEM block %d is of type %q, not CERTIFICATE", n, block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Sprintf("PEM block %d: %v", n, err)
+		}
+		rest = r
+	}
+	switch {
+	case n == 0:
+		return "no PEM block found"
+	case len(bytes.TrimSpace(rest)) != 0:
+		return fmt.Sprintf("unexpected data after PEM block %d", n)
+	}
+	return ""
+}
+
+// failurePolicyWarnings warns when a webhook that fails closed also intercepts namespaced objects
+// in kube-system or in its own service's namespace: while the webhook is down, nothing there can
+// be changed, including the webhook's own pods.
+func failurePolicyWarnings(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) []Warning {
+	if hook.FailurePolicy != nil && *hook.FailurePolicy != admissionregistrationv1.Fail {
+		return nil
+	}
+	if !rulesMatchNamespaced(hook.Rules) {
+		return nil
+	}
+	var warnings []Warning
+	if selectorMatchesNamespace(hook.NamespaceSelector, "kube-system") {
+		warnings = append(warnings, Warning{fldPath, "failurePolicy Fail on a webhook that also intercepts namespace \"kube-system\": " +
+			"while the webhook is unavailable, changes to system components there are rejected, which can break the cluster; " +
+			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or use failurePolicy Ignore"})
+	}
+	if svc := hook.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
+		selectorMatchesNamespace(hook.NamespaceSelector, svc.Namespace) {
+		warnings = append(warnings, Warning{fldPath, fmt.Sprintf("failurePolicy Fail on a webhook that also intercepts its own service's namespace %q: "+
+			"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
+			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]) or use failurePolicy Ignore",
+			svc.Namespace, svc.Namespace)})
+	}
+	return warnings
+}
+
+// rulesMatchNamespaced reports whether some rule can match a namespaced resource: its scope
+// (default "*") allows namespaced objects and it names a resource not known to be cluster-scoped.
+func rulesMatchNamespaced(rules []admissionregistrationv1.RuleWithOperations) bool {
+	for _, rule := range rules {
+		if rule.Scope != nil && *rule.Scope == admissionregistrationv1.ClusterScope {
+			continue
+		}
+		for _, r := range rule.Resources {
+			res, _, _ := strings.Cut(r, "/")
+			if res != "" && !clusterScopedResources[res] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// selectorMatchesNamespace evaluates a namespaceSelector against a namespace that carries only its
+// well-known name label. A nil or empty selector matches every namespace; a selector the server
+// would reject matches nothing here (Validate reports it).
+func selectorMatchesNamespace(sel *metav1.LabelSelector, namespace string) bool {
+	if sel == nil {
+		return true
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false
+	}
+	return s.Matches(labels.Set{namespaceNameLabel: namespace})
+}
+
+// excludedResourcesNamedByRule returns the excluded group/resources a rule names explicitly, each
+// once, in the rule's order. A rule with "*" in apiGroups or resources names none (spec 2.12).
+func excludedResourcesNamedByRule(apiGroups, resources []string) []schema.GroupResource {
+	if slices.Contains(apiGroups, "*") || slices.Contains(resources, "*") {
+		return nil
+	}
+	var matched []schema.GroupResource
+	for _, group := range apiGroups {
+		for _, resource := range resources {
+			gr := schema.GroupResource{Group: group, Resource: resource}
+			if slices.Contains(excludedResources, gr) && !slices.Contains(matched, gr) {
+				matched = append(matched, gr)
+			}
+		}
+	}
+	return matched
+}
