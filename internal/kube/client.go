@@ -28,6 +28,9 @@ type Options struct {
 	// during plan.
 	DryRunOnPlan bool
 	UserAgent    string
+	// Backoff is the retry schedule for transient failures; zero means
+	// DefaultBackoff.
+	Backoff Backoff
 }
 
 // Client is the one connection shared by every resource and data source of a
@@ -38,6 +41,8 @@ type Client struct {
 	// configuration depends on values known only at apply); nil when ready.
 	notReady  error
 	clientset kubernetes.Interface
+	// onRetry, when set, is told of every retried failure (tests).
+	onRetry func(attempt int, err error)
 }
 
 // NewClient makes a client from a REST config. It makes no request.
@@ -83,7 +88,11 @@ func (c *Client) GetMutatingWebhookConfiguration(ctx context.Context, name strin
 	if c.notReady != nil {
 		return nil, c.notReady
 	}
-	obj, err := c.webhooks().Get(ctx, name, metav1.GetOptions{})
+	var obj *admissionregistrationv1.MutatingWebhookConfiguration
+	err := c.retry(ctx, func(ctx context.Context) (err error) {
+		obj, err = c.webhooks().Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -95,7 +104,11 @@ func (c *Client) ListMutatingWebhookConfigurations(ctx context.Context, labelSel
 	if c.notReady != nil {
 		return nil, c.notReady
 	}
-	list, err := c.webhooks().List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
+	var list *admissionregistrationv1.MutatingWebhookConfigurationList
+	err := c.retry(ctx, func(ctx context.Context) (err error) {
+		list, err = c.webhooks().List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +126,12 @@ func (c *Client) ApplyMutatingWebhookConfiguration(ctx context.Context, ac *admi
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return c.webhooks().Apply(ctx, ac, opts)
+	var obj *admissionregistrationv1.MutatingWebhookConfiguration
+	err := c.retry(ctx, func(ctx context.Context) (err error) {
+		obj, err = c.webhooks().Apply(ctx, ac, opts)
+		return err
+	})
+	return obj, err
 }
 
 // ApplyMutatingWebhookConfigurationForced is ApplyMutatingWebhookConfiguration
@@ -130,19 +148,18 @@ func (c *Client) DeleteMutatingWebhookConfiguration(ctx context.Context, name st
 	if c.notReady != nil {
 		return c.notReady
 	}
-	err := c.webhooks().Delete(ctx, name, metav1.DeleteOptions{})
+	err := c.retry(ctx, func(ctx context.Context) error {
+		return c.webhooks().Delete(ctx, name, metav1.DeleteOptions{})
+	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		_, err := c.webhooks().Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		obj, err := c.GetMutatingWebhookConfiguration(ctx, name)
+		return obj == nil && err == nil, err
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for %q to be deleted: %w", name, err)

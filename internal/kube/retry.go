@@ -1,0 +1,122 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Every request the provider makes is safe to repeat: reads, server-side
+// apply (applying the same configuration twice stores the same object) and
+// delete (a second delete finds nothing, which is success). So each is
+// retried on transient failures until its context ends.
+
+// Backoff is the retry schedule: exponential from Initial, capped at Max,
+// with up to Jitter (a fraction) added at random.
+type Backoff struct {
+	Initial, Max time.Duration
+	Jitter       float64
+}
+
+// DefaultBackoff is used when Options.Backoff is zero.
+var DefaultBackoff = Backoff{Initial: 250 * time.Millisecond, Max: 8 * time.Second, Jitter: 0.5}
+
+// retry runs fn until it succeeds, fails in a way retrying cannot fix, or
+// ctx ends. It returns the last error, wrapped with the attempt count when
+// the context ended first.
+func (c *Client) retry(ctx context.Context, fn func(context.Context) error) error {
+	b := c.Backoff
+	if b.Initial == 0 {
+		b = DefaultBackoff
+	}
+	delay := b.Initial
+	for attempt := 1; ; attempt++ {
+		err := fn(ctx)
+		transient, wait := Transient(err)
+		if err == nil || !transient {
+			return err
+		}
+		if wait < delay {
+			wait = delay
+		}
+		wait += time.Duration(rand.Float64() * b.Jitter * float64(wait))
+		if c.onRetry != nil {
+			c.onRetry(attempt, err)
+		}
+		select {
+		case <-ctx.Done():
+			return &RetryError{Attempts: attempt, Last: err, Cause: ctx.Err()}
+		case <-time.After(wait):
+		}
+		delay = min(2*delay, b.Max)
+	}
+}
+
+// RetryError is a transient failure that lasted longer than the operation's
+// time allowed.
+type RetryError struct {
+	Attempts int
+	Last     error
+	Cause    error
+}
+
+func (e *RetryError) Error() string {
+	return "gave up after " + itoa(e.Attempts) + " attempts (" + e.Cause.Error() + "); last error: " + e.Last.Error()
+}
+
+func (e *RetryError) Unwrap() []error { return []error{e.Last, e.Cause} }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// Transient reports whether err may go away if the request is repeated, and
+// how long the server asked to wait, if it did.
+func Transient(err error) (bool, time.Duration) {
+	if err == nil {
+		return false, 0
+	}
+	if d, ok := apierrors.SuggestsClientDelay(err); ok && (apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err)) {
+		return true, time.Duration(d) * time.Second
+	}
+	switch {
+	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
+		return true, 0
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		// Any other answer from the server is a verdict: 400, 401, 403,
+		// 404, 409, 422 and the like fail at once.
+		code := status.Status().Code
+		return code == 500 || code == 502 || code == 503 || code == 504, 0
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false, 0
+	}
+	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true, 0
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true, 0
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "TLS handshake timeout") || strings.Contains(msg, "http2: client connection lost") ||
+		strings.Contains(msg, "connection reset by peer") || strings.Contains(msg, "broken pipe"), 0
+}

@@ -1,0 +1,96 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var gr = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}
+
+func TestTransient(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+		wait time.Duration
+	}{
+		{"nil", nil, false, 0},
+		{"429 with Retry-After", apierrors.NewTooManyRequests("slow down", 3), true, 3 * time.Second},
+		{"429 without Retry-After", apierrors.NewTooManyRequests("slow down", 0), true, 0},
+		{"500", apierrors.NewInternalError(errors.New("boom")), true, 0},
+		{"503", apierrors.NewServiceUnavailable("etcd"), true, 0},
+		{"504", apierrors.NewTimeoutError("etcd timeout", 0), true, 0},
+		{"server timeout", apierrors.NewServerTimeout(gr, "patch", 2), true, 2 * time.Second},
+		{"connection refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), true, 0},
+		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true, 0},
+		{"unexpected EOF", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true, 0},
+		{"TLS handshake timeout", errors.New("net/http: TLS handshake timeout"), true, 0},
+		{"400", apierrors.NewBadRequest("no"), false, 0},
+		{"401", apierrors.NewUnauthorized("who"), false, 0},
+		{"403", apierrors.NewForbidden(gr, "x", errors.New("rbac")), false, 0},
+		{"404", apierrors.NewNotFound(gr, "x"), false, 0},
+		{"409", apierrors.NewConflict(gr, "x", errors.New("managers")), false, 0},
+		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "MutatingWebhookConfiguration"}, "x", nil), false, 0},
+		{"canceled", context.Canceled, false, 0},
+		{"x509", errors.New("x509: certificate signed by unknown authority"), false, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, wait := Transient(c.err)
+			if got != c.want || wait != c.wait {
+				t.Errorf("Transient = %v, %v; want %v, %v", got, wait, c.want, c.wait)
+			}
+		})
+	}
+}
+
+func fastClient() (*Client, *int) {
+	retries := 0
+	c := &Client{Options: Options{Backoff: Backoff{Initial: time.Millisecond, Max: 4 * time.Millisecond}}}
+	c.onRetry = func(int, error) { retries++ }
+	return c, &retries
+}
+
+func TestRetryUntilSuccess(t *testing.T) {
+	c, retries := fastClient()
+	calls := 0
+	err := c.retry(context.Background(), func(context.Context) error {
+		calls++
+		if calls < 4 {
+			return apierrors.NewServiceUnavailable("busy")
+		}
+		return nil
+	})
+	if err != nil || calls != 4 || *retries != 3 {
+		t.Fatalf("err=%v calls=%d retries=%d; want nil 4 3", err, calls, *retries)
+	}
+}
+
+func TestNoRetryOnVerdict(t *testing.T) {
+	c, retries := fastClient()
+	calls := 0
+	want := apierrors.NewForbidden(gr, "x", errors.New("rbac"))
+	err := c.retry(context.Background(), func(context.Context) error { calls++; return want })
+	if !errors.Is(err, want) || calls != 1 || *retries != 0 {
+		t.Fatalf("err=%v calls=%d retries=%d", err, calls, *retries)
+	}
+}
+
+func TestRetryGivesUpWhenTheContextEnds(t *testing.T) {
+	c, _ := fastClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := c.retry(ctx, func(context.Context) error { return apierrors.NewTooManyRequests("busy", 0) })
+	var re *RetryError
+	if !errors.As(err, &re) || re.Attempts < 2 || !apierrors.IsTooManyRequests(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a RetryError wrapping the 429 and the deadline", err)
+	}
+}
