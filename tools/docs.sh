@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Generates docs/ with tfplugindocs (run by `make docs`, through go generate
+# in tools/).
+#
+# tfplugindocs would build the provider and run `terraform init` itself, which
+# finds no terraform unless one is on PATH, then tries to download one, and
+# does not work with OpenTofu. So this script builds the provider, reads its
+# schema with the terraform (or tofu) of tools/bin.sh through a dev_overrides
+# CLI configuration, with no registry involved, and hands the schema to
+# tfplugindocs.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export CHECKPOINT_DISABLE=1
+
+tf=$(bash tools/bin.sh terraform)
+tfplugindocs=$(bash tools/bin.sh tfplugindocs)
+source_addr=seed-a73d233f/admission
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/admission-docs.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+go build -o "$tmp/plugins/terraform-provider-admission" .
+
+cat >"$tmp/cli.tfrc" <<EOF
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/$source_addr"  = "$tmp/plugins"
+    "registry.opentofu.org/$source_addr" = "$tmp/plugins"
+  }
+  direct {}
+}
+EOF
+mkdir "$tmp/ws"
+cat >"$tmp/ws/main.tf" <<EOF
+terraform {
+  required_providers {
+    admission = {
+      source = "registry.terraform.io/$source_addr"
+    }
+  }
+}
+EOF
+(cd "$tmp/ws" && TF_CLI_CONFIG_FILE="$tmp/cli.tfrc" "$tf" providers schema -json) >"$tmp/schema.json" 2>"$tmp/schema.err" || {
+	cat "$tmp/schema.err" >&2
+	exit 1
+}
+# tfplugindocs looks the schema up by the provider's short name.
+sed 's|"registry\.terraform\.io/'"$source_addr"'"|"admission"|' "$tmp/schema.json" >"$tmp/schema.admission.json"
+
+"$tfplugindocs" generate \
+	--provider-dir "$root" \
+	--provider-name admission \
+	--providers-schema "$tmp/schema.admission.json"
