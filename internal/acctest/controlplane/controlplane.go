@@ -11,6 +11,11 @@
 // The binaries come from Options, else from the environment variables
 // ADMISSION_KUBE_APISERVER and ADMISSION_ETCD, else from tools/bin.sh, which
 // builds them once from the Go module proxy and caches them.
+//
+// It is an API server only: no controller-manager, scheduler or kubelet runs.
+// So the aggregated ClusterRoles (view, edit, admin) have no rules (give the
+// test users roles of their own), a deleted namespace stays Terminating, no
+// pod ever runs, and webhooks are only called if a test serves them itself.
 package controlplane
 
 import (
