@@ -693,3 +693,19 @@ func TestErrorPathsMap(t *testing.T) {
 		}
 	}
 }
+
+// Terraform validates resources in parallel; the shared compiler and cache must cope.
+func TestConcurrentValidate(t *testing.T) {
+	o := valid()
+	hook0(o).MatchConditions = append(conditions(8), admissionregistrationv1.MatchCondition{Name: "bad", Expression: "1"})
+	want := Validate(o)
+	done := make(chan field.ErrorList)
+	for range 8 {
+		go func() { done <- Validate(o) }()
+	}
+	for range 8 {
+		if got := <-done; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %s, want %s", dump(got), dump(want))
+		}
+	}
+}
