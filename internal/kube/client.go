@@ -162,6 +162,9 @@ func (c *Client) DeleteMutatingWebhookConfiguration(ctx context.Context, name st
 		return obj == nil && err == nil, err
 	})
 	if err != nil {
+		if obj, getErr := c.webhooks().Get(context.WithoutCancel(ctx), name, metav1.GetOptions{}); getErr == nil && len(obj.Finalizers) > 0 {
+			return fmt.Errorf("%q is marked for deletion but still has finalizers %v; it is deleted once whoever owns them removes them: %w", name, obj.Finalizers, err)
+		}
 		return fmt.Errorf("waiting for %q to be deleted: %w", name, err)
 	}
 	return nil

@@ -377,7 +377,7 @@ func flattenClientConfig(c admissionregistrationv1.WebhookClientConfig, prior *w
 	m := clientConfigModel{URL: types.StringPointerValue(c.URL), CABundle: types.StringNull()}
 	if len(c.CABundle) > 0 {
 		m.CABundle = types.StringValue(string(c.CABundle))
-	} else if prior != nil && len(prior.ClientConfig) > 0 && prior.ClientConfig[0].CABundle.ValueString() == "" && !prior.ClientConfig[0].CABundle.IsNull() {
+	} else if prior != nil && len(prior.ClientConfig) > 0 && isEmptyString(prior.ClientConfig[0].CABundle) {
 		// An empty bundle in the configuration is stored as none.
 		m.CABundle = types.StringValue("")
 	}
@@ -467,4 +467,9 @@ func int64PointerValue(v *int32) types.Int64 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(int64(*v))
+}
+
+// isEmptyString reports whether v is a known, empty string.
+func isEmptyString(v types.String) bool {
+	return !v.IsNull() && !v.IsUnknown() && v.ValueString() == ""
 }

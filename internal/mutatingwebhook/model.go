@@ -1,9 +1,19 @@
 package mutatingwebhook
 
-import "github.com/hashicorp/terraform-plugin-framework/types"
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
 
-// resourceModel is the resource's state and plan. Blocks are slices, so an
-// absent block is an empty slice.
+// resourceState is the resource's configuration, plan and state: the object
+// and the operation timeouts.
+type resourceState struct {
+	resourceModel
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// resourceModel is the object: what the resource and the data sources hold.
+// Blocks are slices, so an absent block is an empty slice.
 type resourceModel struct {
 	ID       types.String    `tfsdk:"id"`
 	Metadata []metadataModel `tfsdk:"metadata"`

@@ -21,12 +21,12 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.Plan.Raw.IsNull() || r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
 		return
 	}
-	var plan, cfg resourceModel
+	var plan, cfg resourceState
 	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
 		tflog.Debug(ctx, "skipping the dry run: blocks known only after apply")
 		return
 	}
-	if exp := expand(cfg); len(exp.Unknown) > 0 {
+	if exp := expand(cfg.resourceModel); len(exp.Unknown) > 0 {
 		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
 		return
 	}
@@ -41,7 +41,12 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 
-	_, err := r.apply(ctx, plan, cfg, true, &resp.Diagnostics)
+	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	_, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, true, &resp.Diagnostics)
 	switch {
 	case err == nil, errors.Is(err, errConflictReported):
 	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -44,8 +45,8 @@ func (r *webhookResource) Metadata(_ context.Context, req resource.MetadataReque
 	resp.TypeName = req.ProviderTypeName + "_mutating_webhook_configuration"
 }
 
-func (r *webhookResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = resourceSchema()
+func (r *webhookResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = withTimeouts(ctx, resourceSchema())
 }
 
 func (r *webhookResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -85,24 +86,29 @@ func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
 // ValidateConfig runs the server's rules offline, so that `terraform
 // validate` and every plan fail where the API server would.
 func (r *webhookResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg resourceModel
+	var cfg resourceState
 	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
 		// A whole block list is unknown (a dynamic block over values known
 		// only at apply): nothing can be judged yet.
 		tflog.Debug(ctx, "skipping validation: configuration not known yet")
 		return
 	}
-	exp := expand(cfg)
+	exp := expand(cfg.resourceModel)
 	obj := validation.Default(exp.Object)
 	addFieldErrors(&resp.Diagnostics, validation.Validate(obj), &exp)
 	addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
 }
 
 func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan, cfg resourceModel
+	var plan, cfg resourceState
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Create, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	name := plan.Metadata[0].Name.ValueString()
@@ -118,16 +124,16 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 
-	obj, err := r.apply(ctx, plan, cfg, false, &resp.Diagnostics)
+	obj, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, false, &resp.Diagnostics)
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "apply", plan.Metadata[0].Name.ValueString(), err)
+		addAPIError(&resp.Diagnostics, "create", name, err)
 		return
 	}
 	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state resourceModel
+	var state resourceState
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -141,6 +147,11 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if name == "" && len(state.Metadata) > 0 {
 		name = state.Metadata[0].Name.ValueString()
 	}
+	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
 	obj, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read", name, err)
@@ -149,33 +160,43 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if obj == nil {
 		tflog.Warn(ctx, "MutatingWebhookConfiguration is gone; removing it from state", map[string]any{"name": name})
 		resp.State.RemoveResource(ctx)
+		// Terraform 1.11 wants an identity even for a removed resource.
+		setIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flatten(obj, &state))...)
-	if resp.Identity != nil {
-		resp.Diagnostics.Append(resp.Identity.Set(ctx, identityModel{Name: types.StringValue(obj.Name)})...)
-	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, resourceState{flatten(obj, &state.resourceModel), state.Timeouts})...)
+	setIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
 }
 
 func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, cfg resourceModel
+	var plan, cfg resourceState
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	obj, err := r.apply(ctx, plan, cfg, false, &resp.Diagnostics)
+	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Update, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	obj, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, false, &resp.Diagnostics)
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "apply", plan.Metadata[0].Name.ValueString(), err)
+		addAPIError(&resp.Diagnostics, "update", plan.Metadata[0].Name.ValueString(), err)
 		return
 	}
 	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state resourceModel
+	var state resourceState
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Delete, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	name := state.ID.ValueString()
@@ -249,9 +270,9 @@ type privateData interface {
 }
 
 // saveState records what the server stored after a write.
-func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrationv1.MutatingWebhookConfiguration, plan, cfg resourceModel,
+func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrationv1.MutatingWebhookConfiguration, plan, cfg resourceState,
 	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
-	diags.Append(state.Set(ctx, flatten(obj, &plan))...)
+	diags.Append(state.Set(ctx, resourceState{flatten(obj, &plan.resourceModel), plan.Timeouts})...)
 	managed := []string{}
 	for _, w := range cfg.Webhook {
 		if len(w.ClientConfig) > 0 && !w.ClientConfig[0].CABundle.IsNull() {
@@ -264,7 +285,26 @@ func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrat
 		return
 	}
 	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
+	setIdentity(ctx, identity, obj.Name, diags)
+}
+
+// Operation timeouts when the timeouts block leaves them out. A write
+// includes waiting for a deletion to finish (finalizers).
+const (
+	defaultReadTimeout  = 2 * time.Minute
+	defaultWriteTimeout = 5 * time.Minute
+)
+
+// withTimeout bounds an operation by its timeout from the timeouts block.
+func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
+	d, diags := get(ctx, def)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, diags
+}
+
+// setIdentity records the resource identity, where Terraform supports it.
+func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, name string, diags *diag.Diagnostics) {
 	if identity != nil {
-		diags.Append(identity.Set(ctx, identityModel{Name: types.StringValue(obj.Name)})...)
+		diags.Append(identity.Set(ctx, identityModel{Name: types.StringValue(name)})...)
 	}
 }

@@ -116,6 +116,17 @@ func TestAccMinimalShowsServerDefaults(t *testing.T) {
 				}
 				return nil
 			}),
+		}, {
+			// An empty selector block is what the server stores anyway: no diff.
+			Config: replaceOnce(minimalConfig(t, name), `client_config {`, `namespace_selector {}
+    object_selector {
+      match_labels = {}
+    }
+    client_config {`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "namespace_selector"), knownvalue.ListSizeExact(1)),
+				statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "object_selector", 0, "match_labels"), knownvalue.MapSizeExact(0)),
+			},
 		}},
 	})
 }
@@ -213,7 +224,11 @@ resource "admission_mutating_webhook_configuration" "test" {
       resources    = ["jobs"]
       scope        = "*"
     }
-    namespace_selector {}
+  }
+
+  # The finalizer above would hold a deletion forever: bound the wait.
+  timeouts {
+    delete = "30s"
   }
 }
 `, name, timeout, policy, caPEM)
@@ -230,7 +245,7 @@ func TestAccFullConfigImportAndUpdate(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "timeout_seconds"), knownvalue.Int64Exact(5)),
 					statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "client_config", 0, "ca_bundle"), knownvalue.StringExact(caPEM)),
-					statecheck.ExpectKnownValue(resourceAddr, webhookPath(1, "namespace_selector"), knownvalue.ListSizeExact(1)),
+					statecheck.ExpectKnownValue(resourceAddr, webhookPath(1, "namespace_selector"), knownvalue.ListSizeExact(0)),
 					statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "match_conditions"), knownvalue.ListSizeExact(2)),
 				},
 				Check: checkServer(t, name, func(o *admissionregistrationv1.MutatingWebhookConfiguration) error {
@@ -257,6 +272,8 @@ func TestAccFullConfigImportAndUpdate(t *testing.T) {
 				ImportState:       true,
 				ImportStateId:     name,
 				ImportStateVerify: true,
+				// Operation timeouts are settings of the resource, not of the object.
+				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
 				Config: fullConfig(t, name, "20", "Fail"),
@@ -403,7 +420,7 @@ func TestAccConflictWithAnotherApplierIsAnError(t *testing.T) {
 					}
 				},
 				Config:      minimalConfig(t, name),
-				ExpectError: regexp.MustCompile(`(?s)other-gitops-tool.*timeoutSeconds.*force_conflicts`),
+				ExpectError: regexp.MustCompile(`(?s)timeoutSeconds.*other-gitops-tool.*force_conflicts`),
 			},
 			{
 				// force_conflicts takes the field back.

@@ -1,6 +1,9 @@
 package mutatingwebhook
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -85,6 +88,13 @@ func resourceSchema() schema.Schema {
 			"webhook":  webhookBlock(),
 		},
 	}
+}
+
+// withTimeouts adds the timeouts block of the resource (not of the data
+// sources, which share the rest of the schema).
+func withTimeouts(ctx context.Context, s schema.Schema) schema.Schema {
+	s.Blocks["timeouts"] = timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+	return s
 }
 
 func metadataBlock() schema.ListNestedBlock {
