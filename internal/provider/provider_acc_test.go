@@ -35,13 +35,6 @@ func TestAccConnectKubeconfigWithContext(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: listConfig(fmt.Sprintf(`provider "admission" {
-  config_path    = %q
-  config_context = "admin-token"
-}`, cp.KubeconfigPath)),
-				ConfigStateChecks: expectReached(),
-			},
-			{
 				// The "nobody" context authenticates but has no RBAC grant.
 				Config: listConfig(fmt.Sprintf(`provider "admission" {
   config_path    = %q
@@ -55,6 +48,14 @@ func TestAccConnectKubeconfigWithContext(t *testing.T) {
   config_context = "no-such-context"
 }`, cp.KubeconfigPath)),
 				ExpectError: regexp.MustCompile(`(?s)config_context.*no-such-context`),
+			},
+			// Last, so that the test's final destroy can configure the provider.
+			{
+				Config: listConfig(fmt.Sprintf(`provider "admission" {
+  config_path    = %q
+  config_context = "admin-token"
+}`, cp.KubeconfigPath)),
+				ConfigStateChecks: expectReached(),
 			},
 		},
 	})
