@@ -70,3 +70,10 @@ func selfSignedCA(cn string) string {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
+
+func deleteWithClientGo(t *testing.T, cs kubernetes.Interface, name string) {
+	t.Helper()
+	if err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Errorf("delete %s with client-go: %v", name, err)
+	}
+}
