@@ -159,3 +159,44 @@ func TestAccBadKubeconfigPathNamesTheAttribute(t *testing.T) {
 		}},
 	})
 }
+
+// A cluster made in the same run: its address is unknown at plan. The plan
+// must not fail, and the apply connects once the address is known.
+func TestAccConnectSettingsUnknownAtPlan(t *testing.T) {
+	cp := acctest.Cluster(t)
+	name := "unknown-at-plan.admission.example.com"
+	cfg := fmt.Sprintf(`
+resource "terraform_data" "cluster" {
+  input = %q
+}
+
+provider "admission" {
+  host                   = terraform_data.cluster.output
+  token                  = %q
+  cluster_ca_certificate = %q
+}
+
+resource "admission_mutating_webhook_configuration" "test" {
+  metadata {
+    name = %q
+  }
+  webhook {
+    name                      = "made.with.cluster"
+    admission_review_versions = ["v1"]
+    side_effects              = "None"
+    client_config {
+      url = "https://webhook.example.com/mutate"
+    }
+  }
+}
+`, cp.Host, cp.AdminToken, cp.CAPEM, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("admission_mutating_webhook_configuration.test", tfjsonpath.New("id"), knownvalue.StringExact(name)),
+			},
+		}},
+	})
+}
