@@ -74,4 +74,3 @@ func TestAccImportByResourceIdentity(t *testing.T) {
 		},
 	})
 }
-
