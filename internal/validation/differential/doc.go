@@ -1,0 +1,12 @@
+// Package differential holds the differential test of internal/validation: a deterministic
+// generator of MutatingWebhookConfiguration objects, valid ones and ones broken by each rule of
+// the project's spec (mutating-webhook-api-rules.md), and a test that sends each one to a real
+// kube-apiserver as a dry-run create and requires the server and Validate to agree on the verdict
+// and on the set of (field path, error type) pairs.
+//
+// The package has no code outside its tests. Run it with
+//
+//	TF_ACC=1 go test ./internal/validation/differential/ -v -count=1
+//
+// (make test does, through TF_ACC). Without TF_ACC only the offline checks of the generator run.
+package differential
