@@ -2,11 +2,14 @@ package mutatingwebhook
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // NewDataSource is the admission_mutating_webhook_configuration data source:
@@ -65,8 +68,8 @@ func (d *webhookDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	if obj == nil {
-		resp.Diagnostics.AddAttributeError(pathRoot("name"), "MutatingWebhookConfiguration not found",
-			"There is no MutatingWebhookConfiguration named "+quote(name)+" in the cluster.")
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "MutatingWebhookConfiguration not found",
+			"There is no MutatingWebhookConfiguration named "+strconv.Quote(name)+" in the cluster.")
 		return
 	}
 	m := flatten(obj, nil)
@@ -109,8 +112,8 @@ func (d *webhookListDataSource) Read(ctx context.Context, req datasource.ReadReq
 	selector := cfg.LabelSelector.ValueString()
 	items, err := client.ListMutatingWebhookConfigurations(ctx, selector)
 	if err != nil {
-		if isBadSelector(err) {
-			resp.Diagnostics.AddAttributeError(pathRoot("label_selector"), "Invalid label selector", err.Error())
+		if apierrors.IsBadRequest(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
 			return
 		}
 		addAPIError(&resp.Diagnostics, "list", selector, err)

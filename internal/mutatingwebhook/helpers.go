@@ -2,12 +2,9 @@ package mutatingwebhook
 
 import (
 	"sort"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 )
@@ -27,12 +24,6 @@ func (h *clientHolder) ready(diags *diag.Diagnostics) *kube.Client {
 	}
 	return h.c
 }
-
-func pathRoot(name string) path.Path { return path.Root(name) }
-
-func quote(s string) string { return strconv.Quote(s) }
-
-func isBadSelector(err error) bool { return apierrors.IsBadRequest(err) }
 
 func sortByName(items []admissionregistrationv1.MutatingWebhookConfiguration) {
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
