@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,21 +69,10 @@ type RetryError struct {
 }
 
 func (e *RetryError) Error() string {
-	return "gave up after " + itoa(e.Attempts) + " attempts (" + e.Cause.Error() + "); last error: " + e.Last.Error()
+	return "gave up after " + strconv.Itoa(e.Attempts) + " attempts (" + e.Cause.Error() + "); last error: " + e.Last.Error()
 }
 
 func (e *RetryError) Unwrap() []error { return []error{e.Last, e.Cause} }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
 
 // Transient reports whether err may go away if the request is repeated, and
 // how long the server asked to wait, if it did.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -72,16 +71,12 @@ func addAPIError(diags *diag.Diagnostics, operation, name string, err error) {
 	if errors.As(err, &status) && apierrors.IsInvalid(err) {
 		if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
 			for _, c := range d.Causes {
-				addAt(diags, c.Field, summary, causeMessage(c), true)
+				addAt(diags, c.Field, summary, c.Message, true)
 			}
 			return
 		}
 	}
 	diags.AddError(summary, explain(err))
-}
-
-func causeMessage(c metav1.StatusCause) string {
-	return c.Message
 }
 
 // explain adds what to do to the errors whose fix is the same every time.
