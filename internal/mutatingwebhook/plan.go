@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,6 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
+
+// dryRunTimeout bounds the checks that ModifyPlan makes against the cluster.
+const dryRunTimeout = 20 * time.Second
 
 // ModifyPlan checks the planned object with the API server (a dry-run
 // apply) when it can be reached, so that what only the live cluster knows
@@ -32,20 +36,24 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	name := plan.Metadata[0].Name.ValueString()
 
+	// A plan waits for the dry run only briefly: an unreachable cluster
+	// must not hold it for the whole read timeout.
+	ctx, cancel := context.WithTimeout(ctx, dryRunTimeout)
+	defer cancel()
+
 	if req.State.Raw.IsNull() {
 		existing, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
-		if err == nil && existing != nil {
+		if err != nil {
+			tflog.Warn(ctx, "cannot reach the cluster at plan; skipping the dry run", map[string]any{"name": name, "error": err.Error()})
+			return
+		}
+		if existing != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
 				"MutatingWebhookConfiguration already exists", alreadyExists(name))
 			return
 		}
 	}
 
-	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Read, defaultReadTimeout)
-	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
 	_, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, true, &resp.Diagnostics)
 	switch {
 	case err == nil, errors.Is(err, errConflictReported):
