@@ -44,7 +44,7 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.State.Raw.IsNull() {
 		existing, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
 		if err != nil {
-			tflog.Warn(ctx, "cannot reach the cluster at plan; skipping the dry run", map[string]any{"name": name, "error": err.Error()})
+			tflog.Warn(ctx, "cannot read the object at plan (unreachable or not allowed); skipping the dry run", map[string]any{"name": name, "error": err.Error()})
 			return
 		}
 		if existing != nil {

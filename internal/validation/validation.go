@@ -15,6 +15,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/api/equality"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -123,10 +124,24 @@ func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Pat
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: meta.Labels[k]}, fldPath.Child("labels"))...)
 	}
 	errs = append(errs, validateAnnotations(meta.Annotations, fldPath.Child("annotations"))...)
-	errs = append(errs, genericvalidation.ValidateOwnerReferences(meta.OwnerReferences, fldPath.Child("ownerReferences"))...)
+	errs = append(errs, genericvalidation.ValidateOwnerReferences(dedupOwnerReferences(meta.OwnerReferences), fldPath.Child("ownerReferences"))...)
 	errs = append(errs, genericvalidation.ValidateFinalizers(meta.Finalizers, fldPath.Child("finalizers"))...)
 	errs = append(errs, metav1validation.ValidateManagedFields(meta.ManagedFields, fldPath.Child("managedFields"), metav1validation.CoveredByDeclarative)...)
 	return errs
+}
+
+// dedupOwnerReferences drops each owner reference equal to an earlier one, as
+// the server's request handler does before validation (k8s.io/apiserver
+// pkg/endpoints/handlers, with a warning), so that two identical controller
+// references are one and not a conflict.
+func dedupOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, ref := range refs {
+		if !slices.ContainsFunc(out, func(r metav1.OwnerReference) bool { return equality.Semantic.DeepEqual(r, ref) }) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // validateAnnotations is genericvalidation.ValidateAnnotations in sorted key order: each key,

@@ -709,3 +709,18 @@ func TestConcurrentValidate(t *testing.T) {
 		}
 	}
 }
+
+// The server drops an owner reference equal to an earlier one before it
+// validates, so two identical controller references are accepted.
+func TestDuplicateOwnerReferencesAreOne(t *testing.T) {
+	o := valid()
+	controller := true
+	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "Namespace", Name: "owner", UID: "u1", Controller: &controller}
+	o.OwnerReferences = []metav1.OwnerReference{ref, ref}
+	checkCauses(t, Validate(Default(o)), nil)
+
+	other := ref
+	other.UID = "u2"
+	o.OwnerReferences = []metav1.OwnerReference{ref, other}
+	checkCauses(t, Validate(Default(o)), []cause{inv("metadata.ownerReferences")})
+}
