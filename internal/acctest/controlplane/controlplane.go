@@ -168,7 +168,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 
 func (c *ControlPlane) logf(format string, args ...any) {
 	if c.log != nil {
-		fmt.Fprintf(c.log, "controlplane: "+format+"\n", args...)
+		_, _ = fmt.Fprintf(c.log, "controlplane: "+format+"\n", args...)
 	}
 }
 
@@ -325,7 +325,7 @@ func freePorts(n int) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer l.Close()
+		defer func() { _ = l.Close() }()
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
@@ -378,7 +378,7 @@ func (c *ControlPlane) startEtcd(ctx context.Context, bin string) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, client+"/health", nil)
 		if resp, err := httpClient.Do(req); err == nil {
 			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"true"`) {
 				return nil
 			}
@@ -452,7 +452,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, bin string, extra []s
 	}
 	defer httpClient.CloseIdleConnections()
 	deadline := time.Now().Add(timeout)
-	lastStatus := "no answer"
+	var lastStatus string
 	for {
 		if p.exited() {
 			return exitError(p)
@@ -460,7 +460,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, bin string, extra []s
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Host+"/readyz", nil)
 		if resp, err := httpClient.Do(req); err == nil {
 			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}

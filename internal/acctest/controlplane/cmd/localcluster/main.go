@@ -180,13 +180,13 @@ func writeAtomic(path string, data []byte) (writtenFile, error) {
 	if err != nil {
 		return writtenFile{}, err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return writtenFile{}, err
 	}
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return writtenFile{}, err
 	}
 	if err := tmp.Close(); err != nil {
