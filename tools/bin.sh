@@ -68,16 +68,17 @@ build() {
 		rm -rf "$cache_dir/.tmp-$name-$version".*
 	fi
 	echo "building $name $version (first run only, takes several minutes)..." >&2
-	local tmp start
-	tmp=$(mktemp -d "$cache_dir/.tmp-$name-$version.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	trap 'rm -rf "$tmp"; exit 130' INT
-	trap 'rm -rf "$tmp"; exit 143' TERM
+	local start
+	# Global, so that the traps still see it.
+	build_tmp=$(mktemp -d "$cache_dir/.tmp-$name-$version.XXXXXX")
+	trap 'rm -rf "$build_tmp"' EXIT
+	trap 'rm -rf "$build_tmp"; exit 130' INT
+	trap 'rm -rf "$build_tmp"; exit 143' TERM
 	start=$(date +%s)
-	(cd "$dir" && go build -trimpath "$@" -o "$tmp/$name" "$pkg") >&2 ||
+	(cd "$dir" && go build -trimpath "$@" -o "$build_tmp/$name" "$pkg") >&2 ||
 		die "building $name $version failed"
-	mv -f "$tmp/$name" "$out"
-	rm -rf "$tmp"
+	mv -f "$build_tmp/$name" "$out"
+	rm -rf "$build_tmp"
 	trap - EXIT INT TERM
 	echo "built $out in $(($(date +%s) - start))s" >&2
 	echo "$out"
