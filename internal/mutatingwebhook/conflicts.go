@@ -80,7 +80,8 @@ func (r *webhookResource) resolveConflicts(ctx context.Context, ac *admissionreg
 	if len(coOwned) > 0 {
 		diags.AddError(fmt.Sprintf("Fields of MutatingWebhookConfiguration %q are managed by another field manager", name),
 			"Another field manager declares these fields with server-side apply, with other values:\n\n"+describeConflicts(coOwned)+
-				"\n\nEither leave these fields out of the configuration so that the other manager keeps them, "+
+				"\n\nEither leave these fields out of the configuration so that the other manager keeps them "+
+				"(an attribute with a server default, such as timeout_seconds or failure_policy, is always applied: set it to the other manager's value instead), "+
 				"or set force_conflicts = true in the provider configuration to take them over (the other manager may set them back).")
 		return nil, errConflictReported
 	}

@@ -407,7 +407,7 @@ func flattenSelector(s *metav1.LabelSelector, prior []selectorModel) []selectorM
 	}
 	m := selectorModel{MatchLabels: stringMapValue(s.MatchLabels, priorMap(p, func(p *selectorModel) types.Map { return p.MatchLabels }), false)}
 	for k, e := range s.MatchExpressions {
-		var pv types.List = types.ListNull(types.StringType)
+		pv := types.ListNull(types.StringType)
 		if p != nil && k < len(p.MatchExpressions) {
 			pv = p.MatchExpressions[k].Values
 		}

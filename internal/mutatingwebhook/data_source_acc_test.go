@@ -1,7 +1,6 @@
 package mutatingwebhook_test
 
 import (
-	"fmt"
 	"regexp"
 	"testing"
 
@@ -20,7 +19,7 @@ func TestAccDataSourcesReadEveryField(t *testing.T) {
 	createWithClientGo(t, cs, other) // carries no labels: filtered out below
 	t.Cleanup(func() { deleteWithClientGo(t, cs, other) })
 
-	cfg := fullConfig(t, name, "5", "Ignore") + fmt.Sprintf(`
+	cfg := fullConfig(t, name, "5", "Ignore") + `
 data "admission_mutating_webhook_configuration" "one" {
   name = admission_mutating_webhook_configuration.test.metadata[0].name
 }
@@ -29,7 +28,7 @@ data "admission_mutating_webhook_configurations" "labelled" {
   label_selector = "app=injector,tier=platform"
   depends_on     = [admission_mutating_webhook_configuration.test]
 }
-`)
+`
 	one := "data.admission_mutating_webhook_configuration.one"
 	list := "data.admission_mutating_webhook_configurations.labelled"
 	resource.Test(t, resource.TestCase{

@@ -149,7 +149,7 @@ func dedupOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerReference 
 func validateAnnotations(annotations map[string]string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(annotations) {
-		for _, msg := range content.IsQualifiedName(strings.ToLower(k)) {
+		for _, msg := range content.IsLabelKey(strings.ToLower(k)) {
 			errs = append(errs, field.Invalid(fldPath, k, msg).WithOrigin("format=k8s-label-key"))
 		}
 	}
@@ -365,7 +365,7 @@ func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field
 // qualifiedName reports each way value fails to be a qualified name (spec 2.8), one Invalid each.
 func qualifiedName(value string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range content.IsQualifiedName(value) {
+	for _, msg := range content.IsLabelKey(value) {
 		errs = append(errs, field.Invalid(fldPath, value, msg).WithOrigin("format=qualified-name"))
 	}
 	return errs
