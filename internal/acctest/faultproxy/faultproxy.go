@@ -221,10 +221,12 @@ func (i *Injected) activeLocked(now time.Time) bool {
 
 // Record is one request the proxy saw.
 type Record struct {
-	Time   time.Time
-	Method string
-	Path   string
-	Query  string
+	// Time is when the request arrived, Done when the proxy was done with
+	// it (answered, cut, or the client gave up).
+	Time, Done time.Time
+	Method     string
+	Path       string
+	Query      string
 	// Fault is the action taken ("" when the request passed through).
 	Fault string
 	// Forwarded tells whether the request reached the upstream server.
@@ -714,6 +716,7 @@ func (p *Proxy) Connections() ConnStats {
 }
 
 func (p *Proxy) record(r Record) {
+	r.Done = time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.records = append(p.records, r)
