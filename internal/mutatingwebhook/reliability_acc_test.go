@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -666,6 +667,39 @@ data "admission_mutating_webhook_configurations" "all" {
 				Config: proxiedProvider(t, p) + `
 data "admission_mutating_webhook_configurations" "all" {}
 `,
+			},
+		},
+	})
+}
+
+// A tainted object (as a create whose outcome was unknown leaves it, or
+// terraform taint, or -replace) is deleted and created again.
+func TestAccReliabilityTaintedObjectIsReplaced(t *testing.T) {
+	pending(t, "ModifyPlan must not report \"already exists\" when it plans without a prior state: Terraform plans the "+
+		"new object of a replacement (taint, -replace) that way, before it deletes the old one; Create's own check suffices")
+	name := randomName()
+	removeLeftover(t, name)
+	var uid string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkGone(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: minimalConfig(t, name),
+				Check:  func(*terraform.State) error { uid = string(get(t, acctest.Clientset(t), name).UID); return nil },
+			},
+			{
+				Taint:  []string{resourceAddr},
+				Config: minimalConfig(t, name),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resourceAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: func(*terraform.State) error {
+					if got := string(get(t, acctest.Clientset(t), name).UID); got == uid {
+						return fmt.Errorf("the tainted object %s (uid %s) was not replaced", name, uid)
+					}
+					return nil
+				},
 			},
 		},
 	})
