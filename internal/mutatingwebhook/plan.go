@@ -13,6 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // dryRunTimeout bounds the checks that ModifyPlan makes against the cluster.
@@ -22,15 +25,28 @@ const dryRunTimeout = 20 * time.Second
 // apply) when it can be reached, so that what only the live cluster knows
 // fails the plan rather than the apply.
 func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
+	if req.Plan.Raw.IsNull() {
 		return
 	}
 	var plan, cfg resourceState
 	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
-		tflog.Debug(ctx, "skipping the dry run: blocks known only after apply")
+		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
 		return
 	}
-	if exp := expand(cfg.resourceModel); len(exp.Unknown) > 0 {
+	exp := expand(cfg.resourceModel)
+	if req.State.Raw.IsNull() {
+		// A new object: the rules the server enforces only on a create
+		// hold for certain (ValidateConfig left them out).
+		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
+			func(e *field.Error) bool { return !validation.CreateOnly(e) })
+		if addFieldErrors(&resp.Diagnostics, createOnly, &exp); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
+		return
+	}
+	if len(exp.Unknown) > 0 {
 		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -84,7 +85,9 @@ func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
 }
 
 // ValidateConfig runs the server's rules offline, so that `terraform
-// validate` and every plan fail where the API server would.
+// validate` and every plan fail where the API server would. Rules the
+// server enforces only on a create wait for ModifyPlan, which knows whether
+// the object is new.
 func (r *webhookResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg resourceState
 	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
@@ -95,7 +98,7 @@ func (r *webhookResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 	exp := expand(cfg.resourceModel)
 	obj := validation.Default(exp.Object)
-	addFieldErrors(&resp.Diagnostics, validation.Validate(obj), &exp)
+	addFieldErrors(&resp.Diagnostics, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly), &exp)
 	addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
 }
 

@@ -525,3 +525,19 @@ resource "admission_mutating_webhook_configuration" "test" {
 		}},
 	})
 }
+
+// sideEffects Some is refused on a create but kept on an update of an
+// object that already has it, so `terraform validate` lets it through and
+// the plan of a new object refuses it, offline.
+func TestAccCreateOnlyRuleFailsThePlanOfANewObject(t *testing.T) {
+	name := randomName()
+	cfg := replaceOnce(replaceOnce(minimalConfig(t, name), `side_effects              = "None"`, `side_effects              = "Some"`),
+		"config_path", "dry_run_on_plan = false\n  config_path")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: regexp.MustCompile(`(?s)side_effects.*Unsupported value: "Some"`),
+		}},
+	})
+}

@@ -379,3 +379,22 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// CreateOnly reports whether the server enforces e only when it creates an
+// object: on an update it may accept the same value, because the stored
+// object already has it (the server's ratcheting, spec 2.11). Such an error
+// is certain only for a new object.
+func CreateOnly(e *field.Error) bool {
+	switch {
+	case e.Type == field.ErrorTypeNotSupported && strings.HasSuffix(e.Field, ".sideEffects"):
+		v := fmt.Sprint(e.BadValue)
+		return v == "Some" || v == "Unknown"
+	case e.Type == field.ErrorTypeInvalid && strings.HasSuffix(e.Field, ".admissionReviewVersions"):
+		return strings.HasPrefix(e.Detail, "must include at least one of")
+	case e.Type == field.ErrorTypeInvalid && strings.Contains(e.Field, ".matchExpressions[") && strings.Contains(e.Field, "].values["):
+		return true
+	case e.Type == field.ErrorTypeDuplicate && strings.HasPrefix(e.Field, "webhooks[") && strings.HasSuffix(e.Field, "].name"):
+		return true
+	}
+	return false
+}

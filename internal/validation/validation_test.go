@@ -724,3 +724,38 @@ func TestDuplicateOwnerReferencesAreOne(t *testing.T) {
 	o.OwnerReferences = []metav1.OwnerReference{ref, other}
 	checkCauses(t, Validate(Default(o)), []cause{inv("metadata.ownerReferences")})
 }
+
+func TestCreateOnly(t *testing.T) {
+	some := admissionregistrationv1.SideEffectClassSome
+	cases := []struct {
+		name string
+		edit func(*mwc)
+		want bool
+	}{
+		{"sideEffects Some", func(o *mwc) { hook0(o).SideEffects = &some }, true},
+		{"sideEffects empty", func(o *mwc) { hook0(o).SideEffects = ptr(admissionregistrationv1.SideEffectClass("")) }, false},
+		{"only unknown review versions", func(o *mwc) { hook0(o).AdmissionReviewVersions = []string{"v2"} }, true},
+		{"duplicate review version", func(o *mwc) { hook0(o).AdmissionReviewVersions = []string{"v1", "v1"} }, false},
+		{"selector value", func(o *mwc) {
+			hook0(o).NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"-bad-"}}}}
+		}, true},
+		{"selector key", func(o *mwc) {
+			hook0(o).NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "-bad-", Operator: "Exists"}}}
+		}, false},
+		{"duplicate webhook name", func(o *mwc) { o.Webhooks = append(o.Webhooks, o.Webhooks[0]) }, true},
+		{"timeout", func(o *mwc) { hook0(o).TimeoutSeconds = ptr(int32(31)) }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := valid()
+			c.edit(o)
+			errs := Validate(Default(o))
+			if len(errs) != 1 {
+				t.Fatalf("want one error, got %s", dump(errs))
+			}
+			if got := CreateOnly(errs[0]); got != c.want {
+				t.Errorf("CreateOnly(%v) = %v, want %v", errs[0], got, c.want)
+			}
+		})
+	}
+}
