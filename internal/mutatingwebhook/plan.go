@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -56,19 +55,6 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// must not hold it for the whole read timeout.
 	ctx, cancel := context.WithTimeout(ctx, dryRunTimeout)
 	defer cancel()
-
-	if req.State.Raw.IsNull() {
-		existing, err := r.c.GetMutatingWebhookConfiguration(ctx, name)
-		if err != nil {
-			tflog.Warn(ctx, "cannot read the object at plan (unreachable or not allowed); skipping the dry run", map[string]any{"name": name, "error": err.Error()})
-			return
-		}
-		if existing != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-				"MutatingWebhookConfiguration already exists", alreadyExists(name))
-			return
-		}
-	}
 
 	_, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, true, &resp.Diagnostics)
 	switch {
