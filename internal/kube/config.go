@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -164,6 +165,11 @@ func (s Settings) check() error {
 			if v != "" {
 				return settingError(attr, "it selects from a kubeconfig file, so config_path or config_paths (or KUBE_CONFIG_PATH) must be set too")
 			}
+		}
+	}
+	if s.ClusterCACertificate != "" {
+		if block, _ := pem.Decode([]byte(s.ClusterCACertificate)); block == nil || block.Type != "CERTIFICATE" {
+			return settingError("cluster_ca_certificate", "it must be PEM certificates (-----BEGIN CERTIFICATE-----), such as a kubeconfig's certificate-authority-data decoded from base64")
 		}
 	}
 	if s.ConfigPath == "" && len(s.ConfigPaths) == 0 && s.Host == "" {

@@ -52,7 +52,7 @@ func TestRESTConfigFromKubeconfig(t *testing.T) {
 		{"token overrides kubeconfig", Settings{ConfigPath: path, Token: "t"}, "https://one.example.com:6443", "t"},
 		{"config_paths", Settings{ConfigPaths: []string{path}}, "https://one.example.com:6443", "alice-token"},
 		{"host and token only", Settings{Host: "https://h.example.com", Token: "x"}, "https://h.example.com", "x"},
-		{"bare host gets https with a CA", Settings{Host: "h.example.com:6443", ClusterCACertificate: "pem"}, "https://h.example.com:6443", ""},
+		{"bare host gets https with a CA", Settings{Host: "h.example.com:6443", ClusterCACertificate: testCA}, "https://h.example.com:6443", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,6 +98,7 @@ func TestRESTConfigErrorsNameTheAttribute(t *testing.T) {
 		{"nothing", Settings{}, "host", "no cluster is configured"},
 		{"exec without api_version", Settings{Host: "https://h", Exec: &ExecSettings{Command: "x"}}, "exec", "api_version"},
 		{"bad host", Settings{Host: "https://h:notaport/x"}, "host", "not a valid"},
+		{"CA that is not PEM", Settings{Host: "https://h", ClusterCACertificate: "not pem"}, "cluster_ca_certificate", "PEM"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,3 +113,10 @@ func TestRESTConfigErrorsNameTheAttribute(t *testing.T) {
 		})
 	}
 }
+
+// testCA is a self-signed CA certificate (only its PEM form matters here).
+const testCA = `-----BEGIN CERTIFICATE-----
+MIIBdDCCARmgAwIBAgIBATAKBggqhkjOPQQDAjASMRAwDgYDVQQDEwd0ZXN0LWNh
+MB4XDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowEjEQMA4GA1UEAxMHdGVz
+-----END CERTIFICATE-----
+`

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
@@ -38,12 +39,22 @@ func (c *Client) retry(ctx context.Context, fn func(context.Context) error) erro
 		b = DefaultBackoff
 	}
 	delay := b.Initial
+	var lastTransient error
 	for attempt := 1; ; attempt++ {
 		err := fn(ctx)
+		if err != nil && ctx.Err() != nil {
+			// The time ran out during a request: say so, with the failure
+			// that kept the requests from working.
+			if lastTransient == nil {
+				lastTransient = err
+			}
+			return &RetryError{Attempts: attempt, Last: lastTransient, Cause: ctx.Err()}
+		}
 		transient, wait := Transient(err)
 		if err == nil || !transient {
 			return err
 		}
+		lastTransient = err
 		if wait < delay {
 			wait = delay
 		}
@@ -106,7 +117,11 @@ func Transient(err error) (bool, time.Duration) {
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return true, 0
 	}
+	var streamErr http2.StreamError
+	if errors.As(err, &streamErr) {
+		return true, 0
+	}
 	msg := err.Error()
-	return strings.Contains(msg, "TLS handshake timeout") || strings.Contains(msg, "http2: client connection lost") ||
+	return strings.Contains(msg, "stream error") || strings.Contains(msg, "TLS handshake timeout") || strings.Contains(msg, "http2: client connection lost") ||
 		strings.Contains(msg, "connection reset by peer") || strings.Contains(msg, "broken pipe"), 0
 }

@@ -88,6 +88,8 @@ func explain(err error) string {
 	case apierrors.IsForbidden(err):
 		return msg + "\n\nThe identity is authenticated but RBAC does not allow this: it needs get, list, patch and delete on " +
 			"mutatingwebhookconfigurations.admissionregistration.k8s.io."
+	case strings.Contains(msg, "getting credentials: exec"):
+		return msg + "\n\nThe credential plugin of the exec block (or of the kubeconfig user) failed: check its command, args and env."
 	case strings.Contains(msg, "x509:") || strings.Contains(msg, "tls:"):
 		return msg + "\n\nThe server's certificate could not be verified: set cluster_ca_certificate (or the kubeconfig's certificate-authority) to the CA that signed it."
 	}

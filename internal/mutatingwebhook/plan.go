@@ -53,7 +53,9 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 
 	// A plan waits for the dry run only briefly: an unreachable cluster
 	// must not hold it for the whole read timeout.
-	ctx, cancel := context.WithTimeout(ctx, dryRunTimeout)
+	limit, diags := plan.Timeouts.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, min(limit, dryRunTimeout))
 	defer cancel()
 
 	_, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, true, &resp.Diagnostics)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -51,18 +50,6 @@ func removeLeftover(t *testing.T, name string) {
 			t.Logf("deleted %s, left in the cluster by the test", name)
 		}
 	})
-}
-
-// pendingRun reports whether to run the checks of behaviour the provider
-// does not have yet (set ADMISSION_ACC_PENDING=1). Each such check names the
-// change it waits for; whoever makes the change removes the guard.
-func pendingRun() bool { return os.Getenv("ADMISSION_ACC_PENDING") != "" }
-
-func pending(t *testing.T, change string) {
-	t.Helper()
-	if !pendingRun() {
-		t.Skip("pending a provider change: " + change + " (ADMISSION_ACC_PENDING=1 runs it)")
-	}
 }
 
 // proxiedProvider reaches the API server through the proxy with the admin
@@ -276,22 +263,16 @@ func TestAccReliabilityTransientFaultsConverge(t *testing.T) {
 // state and cluster in step, in this apply or the next, with the object
 // written once and never taken over as "already exists".
 func TestAccReliabilityApplyCutMidway(t *testing.T) {
-	const streamErrors = "kube.Transient must treat an HTTP/2 stream error (http2.StreamError, and client-go's " +
-		"\"stream error when reading response body ... Please retry\") as transient"
 	for _, tc := range []struct {
-		what    string
-		fault   faultproxy.Fault
-		pending string
+		what  string
+		fault faultproxy.Fault
 	}{
-		{"connection closed in the middle of the answer", faultproxy.Fault{Action: faultproxy.CutConnection}, ""},
-		{"connection closed before any answer", faultproxy.Fault{Action: faultproxy.CutConnection, CutBeforeResponse: true}, ""},
-		{"HTTP/2 stream reset in the middle of the answer", faultproxy.Fault{Action: faultproxy.ResetStream}, streamErrors},
-		{"HTTP/2 stream reset before any answer", faultproxy.Fault{Action: faultproxy.ResetStream, CutBeforeResponse: true}, streamErrors},
+		{"connection closed in the middle of the answer", faultproxy.Fault{Action: faultproxy.CutConnection}},
+		{"connection closed before any answer", faultproxy.Fault{Action: faultproxy.CutConnection, CutBeforeResponse: true}},
+		{"HTTP/2 stream reset in the middle of the answer", faultproxy.Fault{Action: faultproxy.ResetStream}},
+		{"HTTP/2 stream reset before any answer", faultproxy.Fault{Action: faultproxy.ResetStream, CutBeforeResponse: true}},
 	} {
 		t.Run(strings.ReplaceAll(tc.what, " ", "_"), func(t *testing.T) {
-			if tc.pending != "" {
-				pending(t, tc.pending)
-			}
 			p := startFaultProxy(t)
 			name := randomName()
 			removeLeftover(t, name)
@@ -356,51 +337,6 @@ func TestAccReliabilityApplyCutMidway(t *testing.T) {
 			})
 		})
 	}
-}
-
-// The server stores the object and goes down before it answers, for longer
-// than the create timeout: the apply fails after its timeout, and once the
-// server is back the next apply converges, without a duplicate and without
-// tripping over the object the first one made.
-func TestAccReliabilityServerDownLongerThanTheTimeout(t *testing.T) {
-	pending(t, "Create must keep track of an object whose apply may have reached the server (an error that is "+
-		"not the server's verdict): record it in state, so that Terraform taints it, instead of leaving it "+
-		"for the next plan to report as \"already exists\"")
-	p := startFaultProxy(t)
-	name := randomName()
-	removeLeftover(t, name)
-	cfg := proxiedConfig(t, p, name, 10, `create = "5s"`)
-	var ph *phase
-	var started time.Time
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkGone(t, name),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					started = time.Now()
-					p.Inject(faultproxy.Fault{Match: applyOf(name), Action: faultproxy.CutConnection, CutBeforeResponse: true,
-						Outage: 12 * time.Second, Times: 1})
-				},
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Cannot create MutatingWebhookConfiguration "` + regexp.QuoteMeta(name) + `".*gave up after \d+ attempts`),
-			},
-			{
-				PreConfig: func() {
-					t.Logf("figures: create with the server down 12s after storing: failed after %s", time.Since(started).Round(10*time.Millisecond))
-					for p.Mode() != faultproxy.Accept {
-						time.Sleep(100 * time.Millisecond)
-					}
-					ph = beginPhase(t, p, name, "next run after the server came back")
-				},
-				Config: cfg,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error { ph.report(); return nil },
-					agree(t, name, 10, 0),
-				),
-			},
-		},
-	})
 }
 
 // The server goes down right after storing the apply and comes back within
@@ -534,40 +470,6 @@ func TestAccReliabilityFaultOutlastsTimeout(t *testing.T) {
 	})
 }
 
-// The context of a request ends while client-go itself is waiting out a
-// Retry-After, or while a request hangs: the error must still say that the
-// provider gave up, and on what.
-const giveUpOnDeadline = "kube.Client.retry must report a failure that ends with the operation's context " +
-	"(an attempt cut by the deadline, or client-go's own Retry-After wait) as a RetryError (\"gave up after N attempts\"), " +
-	"with the last transient error seen"
-
-// Every read answered 429 with Retry-After, for longer than the read
-// timeout.
-func TestAccReliabilityRetryAfterOutlastsTimeout(t *testing.T) {
-	pending(t, giveUpOnDeadline)
-	p := startFaultProxy(t)
-	name := randomName()
-	removeLeftover(t, name)
-	// delete too: if the test fails, its destroy meets the fault.
-	cfg := proxiedConfig(t, p, name, 10, "read   = \"5s\"\n    delete = \"5s\"")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkGone(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					p.Inject(faultproxy.Fault{Match: faultproxy.All(faultproxy.Method(http.MethodGet), faultproxy.PathSuffix(objectPath(name))),
-						Action: faultproxy.Respond, Status: 429, RetryAfter: "1"})
-				},
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Cannot read MutatingWebhookConfiguration "` + regexp.QuoteMeta(name) + `".*gave up after \d+ attempts.*(429|TooManyRequests|Too Many Requests)`),
-			},
-			{PreConfig: p.Clear, Config: cfg, Check: agree(t, name, 10, 1)},
-		},
-	})
-}
-
 // A server that accepts connections and never answers, for longer than the
 // update timeout: the error names the operation and the object.
 func TestAccReliabilityUnansweredConnectionsOutlastTimeout(t *testing.T) {
@@ -575,9 +477,7 @@ func TestAccReliabilityUnansweredConnectionsOutlastTimeout(t *testing.T) {
 	name := randomName()
 	removeLeftover(t, name)
 	expect := `(?s)Cannot read MutatingWebhookConfiguration "` + regexp.QuoteMeta(name) + `"`
-	if pendingRun() {
-		expect += `.*gave up after \d+ attempts` // giveUpOnDeadline
-	}
+	expect += `.*gave up after \d+ attempts`
 	timeouts := `read   = "5s"
     update = "5s"
     delete = "5s"`
@@ -635,48 +535,9 @@ data "admission_mutating_webhook_configurations" "all" {}
 	})
 }
 
-// A data source read against a server that stays down must end, as a
-// resource read does, with an error after its timeout.
-func TestAccReliabilityDataSourceGivesUpAfterItsTimeout(t *testing.T) {
-	pending(t, "both data sources need a read timeout (a timeouts block with read, default 2m, "+
-		"as terraform-plugin-framework-timeouts/datasource/timeouts gives): today Read waits as long as Terraform lets it")
-	p := startFaultProxy(t)
-	var started time.Time
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					started = time.Now()
-					p.SetConnections(faultproxy.Refuse, 30*time.Second)
-				},
-				Config: proxiedProvider(t, p) + `
-data "admission_mutating_webhook_configurations" "all" {
-  timeouts {
-    read = "5s"
-  }
-}
-`,
-				ExpectError: regexp.MustCompile(`(?s)Cannot (read|list) MutatingWebhookConfiguration.*gave up after \d+ attempts`),
-			},
-			{
-				PreConfig: func() {
-					t.Logf("figures: %-46s failed after %s", "data source: connections refused", time.Since(started).Round(10*time.Millisecond))
-					p.SetConnections(faultproxy.Accept, 0)
-				},
-				Config: proxiedProvider(t, p) + `
-data "admission_mutating_webhook_configurations" "all" {}
-`,
-			},
-		},
-	})
-}
-
 // A tainted object (as a create whose outcome was unknown leaves it, or
 // terraform taint, or -replace) is deleted and created again.
 func TestAccReliabilityTaintedObjectIsReplaced(t *testing.T) {
-	pending(t, "ModifyPlan must not report \"already exists\" when it plans without a prior state: Terraform plans the "+
-		"new object of a replacement (taint, -replace) that way, before it deletes the old one; Create's own check suffices")
 	name := randomName()
 	removeLeftover(t, name)
 	var uid string
