@@ -1,0 +1,265 @@
+// Command admission-bench compares the provider with kubectl on N
+// MutatingWebhookConfigurations against a local control plane, and writes
+// the figures with a description of the machine to bench/results-DATE.md
+// (and the raw figures to .json beside it). `make bench` runs it:
+//
+//	go run ./internal/benchmark/cmd/admission-bench -n 50,200,1000 -gobench
+//
+// While developing, a small run is enough, written nowhere:
+//
+//	go run ./internal/benchmark/cmd/admission-bench -n 50 -out ""
+//
+// To find where time goes: -pprof DIR writes a CPU and a heap profile of
+// every provider process Terraform starts; -count-log counts the provider's
+// log output; -tfenv KEY=VALUE sets the environment of terraform and the
+// provider; -provider-src DIR measures a changed copy of the provider and
+// -provider-rev REV a clean export of a revision (the working tree is shared
+// and may hold unfinished changes).
+//
+// It needs kube-apiserver and etcd (ADMISSION_KUBE_APISERVER and
+// ADMISSION_ETCD, else built by tools/bin.sh), terraform (-terraform, else
+// TF_ACC_TERRAFORM_PATH, else tools/bin.sh terraform) and kubectl (-kubectl,
+// else ADMISSION_KUBECTL, else kubectl on PATH). All traffic stays on
+// 127.0.0.1.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/benchmark"
+)
+
+func main() {
+	// Started by Terraform as the provider (see benchmark.RunProviderWrapper).
+	if benchmark.IsProviderWrapper() {
+		os.Exit(benchmark.RunProviderWrapper())
+	}
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "admission-bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	sizesFlag := flag.String("n", "50", "comma-separated numbers of objects")
+	toolsFlag := flag.String("tools", "kubectl,terraform", "tools to measure, in order")
+	out := flag.String("out", "bench", `directory of the results file results-DATE.md ("" to write none)`)
+	kubectl := flag.String("kubectl", os.Getenv("ADMISSION_KUBECTL"), "kubectl binary (default: kubectl on PATH)")
+	terraform := flag.String("terraform", os.Getenv("TF_ACC_TERRAFORM_PATH"), "terraform binary (default: tools/bin.sh terraform)")
+	gobench := flag.Bool("gobench", false, "also run the Go benchmarks of conversion and validation and put their output in the results")
+	pprofDir := flag.String("pprof", "", "serve the provider in-process with CPU and heap profiles written to this directory (timings then differ from the release binary's)")
+	parallelism := flag.Int("parallelism", 0, "terraform -parallelism (0: terraform's default, 10)")
+	keep := flag.Bool("keep", false, "keep the work directory (configurations, logs, audit logs)")
+	providerRev := flag.String("provider-rev", "", "build the provider from this git revision (a clean export, e.g. HEAD) instead of the working tree")
+	providerSrc := flag.String("provider-src", "", "build the provider from this source tree instead of the module's (to measure a change)")
+	countLog := flag.Bool("count-log", false, "count the provider's log output (passed through a pipe by the wrapper)")
+	var env multiFlag
+	flag.Var(&env, "tfenv", "KEY=VALUE added to the environment of terraform and the provider (repeatable), for experiments")
+	notes := flag.String("notes", "", "file of notes (Markdown) to append to the results")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	var sizes []int
+	for _, s := range strings.Split(*sizesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-n: bad size %q", s)
+		}
+		sizes = append(sizes, n)
+	}
+	if *kubectl == "" {
+		if *kubectl, err = exec.LookPath("kubectl"); err != nil {
+			return fmt.Errorf("no kubectl: set -kubectl or ADMISSION_KUBECTL")
+		}
+	}
+	if *terraform == "" {
+		if *terraform, err = tool(root, "terraform"); err != nil {
+			return err
+		}
+	}
+	apiserver, etcd := os.Getenv("ADMISSION_KUBE_APISERVER"), os.Getenv("ADMISSION_ETCD")
+	if apiserver == "" {
+		if apiserver, err = tool(root, "kube-apiserver"); err != nil {
+			return err
+		}
+	}
+	if etcd == "" {
+		if etcd, err = tool(root, "etcd"); err != nil {
+			return err
+		}
+	}
+	_ = os.Setenv("ADMISSION_KUBE_APISERVER", apiserver)
+	_ = os.Setenv("ADMISSION_ETCD", etcd)
+
+	work, err := os.MkdirTemp("", "admission-bench.")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintf(os.Stderr, "work directory: %s\n", work)
+	} else {
+		defer func() { _ = os.RemoveAll(work) }()
+	}
+	wrapper, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	source, srcDesc := root, "working tree"
+	switch {
+	case *providerSrc != "" && *providerRev != "":
+		return fmt.Errorf("-provider-src and -provider-rev exclude each other")
+	case *providerSrc != "":
+		source, srcDesc = *providerSrc, "source tree "+*providerSrc
+	case *providerRev != "":
+		source = filepath.Join(work, "src")
+		if err := os.MkdirAll(source, 0o755); err != nil {
+			return err
+		}
+		export := exec.CommandContext(ctx, "bash", "-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "export", *providerRev, source)
+		export.Dir, export.Stderr = root, os.Stderr
+		if err := export.Run(); err != nil {
+			return fmt.Errorf("exporting %s: %w", *providerRev, err)
+		}
+		rev, err := exec.Command("git", "-C", root, "rev-parse", "--short", *providerRev).Output()
+		if err != nil {
+			return err
+		}
+		srcDesc = "git " + strings.TrimSpace(string(rev)) + " (clean export)"
+	}
+	provider := filepath.Join(work, "bin", benchmark.ProviderBinaryName)
+	build := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version=bench", "-o", provider, ".")
+	build.Dir, build.Stdout, build.Stderr = source, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building the provider: %w", err)
+	}
+	if *pprofDir != "" {
+		if *pprofDir, err = filepath.Abs(*pprofDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(*pprofDir, 0o755); err != nil {
+			return err
+		}
+	}
+
+	machine := benchmark.DescribeMachine(*terraform, *kubectl, apiserver, etcd)
+	machine.Provider = srcDesc
+	cfg := &benchmark.Config{
+		Terraform: *terraform, Kubectl: *kubectl,
+		Provider: provider, Wrapper: wrapper, PprofDir: *pprofDir,
+		Parallelism: *parallelism, WorkDir: work, Log: os.Stderr,
+		CountLog: *countLog, Env: env,
+	}
+	fmt.Fprintf(os.Stderr, "load average %s; terraform %s, kubectl %s, %s\n", machine.LoadStart, machine.Terraform, machine.Kubectl, machine.KubeAPIServer)
+
+	var results []benchmark.Result
+	var runErr error
+sizes:
+	for _, n := range sizes {
+		for _, t := range strings.Split(*toolsFlag, ",") {
+			res, err := cfg.Run(ctx, strings.TrimSpace(t), n)
+			results = append(results, res...)
+			if err != nil {
+				runErr = err
+				break sizes
+			}
+		}
+	}
+
+	var goBench string
+	if *gobench && runErr == nil {
+		fmt.Fprintf(os.Stderr, "Go benchmarks (load average %s)\n", benchmark.LoadAvg())
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1",
+			"./internal/mutatingwebhook", "./internal/validation", "./internal/benchmark")
+		// The same source as the provider measured.
+		cmd.Dir, cmd.Stderr = source, os.Stderr
+		outb, err := cmd.Output()
+		goBench = fmt.Sprintf("load average before: %s\n\n%s", benchmark.LoadAvg(), outb)
+		_, _ = os.Stderr.Write(outb)
+		if err != nil {
+			runErr = fmt.Errorf("go test -bench: %w", err)
+		}
+	}
+	machine.LoadEnd = benchmark.LoadAvg()
+
+	var notesText string
+	if *notes != "" {
+		data, err := os.ReadFile(*notes)
+		if err != nil {
+			return err
+		}
+		notesText = string(data)
+	}
+	cmdline := "go run ./internal/benchmark/cmd/admission-bench " + strings.Join(os.Args[1:], " ")
+	md := benchmark.Markdown(machine, strings.TrimSpace(cmdline), results, goBench, notesText)
+	fmt.Println(md)
+	if *out != "" && len(results) > 0 {
+		dir := *out
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		base := filepath.Join(dir, "results-"+time.Now().Format("2006-01-02"))
+		if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
+			return err
+		}
+		raw, err := json.MarshalIndent(struct {
+			Machine benchmark.Machine
+			Results []benchmark.Result
+		}{machine, results}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(base+".json", append(raw, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "wrote %s.md and .json\n", base)
+	}
+	return runErr
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run from inside the module")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// tool is tools/bin.sh NAME: the path of a tool, built on first use.
+func tool(root, name string) (string, error) {
+	cmd := exec.Command("bash", filepath.Join(root, "tools", "bin.sh"), name)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("tools/bin.sh %s: %w", name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

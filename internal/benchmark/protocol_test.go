@@ -1,0 +1,305 @@
+package benchmark
+
+import (
+	"context"
+	"math/big"
+	"sort"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
+)
+
+// The provider's side of the gRPC calls Terraform makes per object, in
+// process and without a cluster (the provider is not configured, so Read
+// returns the state and ModifyPlan makes no dry run): what is left is the
+// framework's decoding and encoding of the values, the schema's validators
+// and plan modifiers, and the provider's own validation and conversion. The
+// harness measures the same calls through Terraform; these isolate their CPU
+// cost per object.
+
+const resourceType = "admission_mutating_webhook_configuration"
+
+type protocolFixture struct {
+	server                tfprotov6.ProviderServer
+	typ                   tftypes.Object
+	config, state, stateC *tfprotov6.DynamicValue
+	identity              *tfprotov6.ResourceIdentityData
+}
+
+func newProtocolFixture(tb testing.TB) *protocolFixture {
+	tb.Helper()
+	ctx := context.Background()
+	server, err := providerserver.NewProtocol6WithError(provider.New("bench")())()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := schemas.ResourceSchemas[resourceType]
+	if s == nil {
+		tb.Fatalf("no schema of %s", resourceType)
+	}
+	typ := s.ValueType().(tftypes.Object)
+	obj := object(0, false)
+	dv := func(doc map[string]any) *tfprotov6.DynamicValue {
+		v, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, doc))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return &v
+	}
+	changed := object(0, true)
+	idType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}
+	id, err := tfprotov6.NewDynamicValue(idType, tftypes.NewValue(idType, map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, obj.Name)}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &protocolFixture{
+		server: server, typ: typ, identity: &tfprotov6.ResourceIdentityData{IdentityData: &id},
+		config: dv(tfDoc(obj, false)),
+		state:  dv(tfDoc(obj, true)),
+		stateC: dv(tfDoc(changed, true)),
+	}
+}
+
+// tfDoc is the object as Terraform holds it: the configuration, or with
+// computed values filled in, the state.
+func tfDoc(o *admissionregistrationv1.MutatingWebhookConfiguration, state bool) map[string]any {
+	computed := func(v any) any {
+		if state {
+			return v
+		}
+		return nil
+	}
+	meta := map[string]any{
+		"name":               o.Name,
+		"labels":             toAny(o.Labels),
+		"uid":                computed("8d7c5e0a-1b2c-4d5e-9f00-000000000000"),
+		"resource_version":   computed("12345"),
+		"generation":         computed(int64(1)),
+		"creation_timestamp": computed("2026-01-01T00:00:00Z"),
+	}
+	var hooks []any
+	for _, h := range o.Webhooks {
+		s := h.ClientConfig.Service
+		hook := map[string]any{
+			"name":                      h.Name,
+			"admission_review_versions": strs(h.AdmissionReviewVersions),
+			"side_effects":              string(*h.SideEffects),
+			"failure_policy":            string(*h.FailurePolicy),
+			"timeout_seconds":           int64(*h.TimeoutSeconds),
+			"match_policy":              computed("Equivalent"),
+			"reinvocation_policy":       computed("Never"),
+			"client_config": []any{map[string]any{
+				"service": []any{map[string]any{"namespace": s.Namespace, "name": s.Name, "path": *s.Path, "port": int64(*s.Port)}},
+			}},
+		}
+		var rules []any
+		for _, r := range h.Rules {
+			ops := make([]string, len(r.Operations))
+			for i, op := range r.Operations {
+				ops[i] = string(op)
+			}
+			rules = append(rules, map[string]any{
+				"operations": strs(ops), "api_groups": strs(r.APIGroups), "api_versions": strs(r.APIVersions),
+				"resources": strs(r.Resources), "scope": string(*r.Scope),
+			})
+		}
+		hook["rule"] = rules
+		var exprs []any
+		for _, e := range h.NamespaceSelector.MatchExpressions {
+			exprs = append(exprs, map[string]any{"key": e.Key, "operator": string(e.Operator), "values": strs(e.Values)})
+		}
+		hook["namespace_selector"] = []any{map[string]any{"match_expressions": exprs}}
+		hook["object_selector"] = []any{map[string]any{"match_labels": toAny(h.ObjectSelector.MatchLabels)}}
+		var conds []any
+		for _, c := range h.MatchConditions {
+			conds = append(conds, map[string]any{"name": c.Name, "expression": c.Expression})
+		}
+		hook["match_conditions"] = conds
+		hooks = append(hooks, hook)
+	}
+	return map[string]any{"id": computed(o.Name), "metadata": []any{meta}, "webhook": hooks}
+}
+
+func strs(v []string) []any {
+	out := make([]any, len(v))
+	for i, s := range v {
+		out[i] = s
+	}
+	return out
+}
+
+func toAny(m map[string]string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// tfValue builds the value of type t from a document of maps, slices and
+// scalars; what the document leaves out is null, except lists of objects
+// (blocks), which Terraform sends as empty lists.
+func tfValue(t tftypes.Type, v any) tftypes.Value {
+	switch t := t.(type) {
+	case tftypes.Object:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return tftypes.NewValue(t, nil)
+		}
+		names := make([]string, 0, len(t.AttributeTypes))
+		for name := range t.AttributeTypes {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		vals := map[string]tftypes.Value{}
+		for _, name := range names {
+			vals[name] = tfValue(t.AttributeTypes[name], m[name])
+		}
+		return tftypes.NewValue(t, vals)
+	case tftypes.List:
+		l, _ := v.([]any)
+		if l == nil {
+			if _, block := t.ElementType.(tftypes.Object); block {
+				return tftypes.NewValue(t, []tftypes.Value{})
+			}
+			return tftypes.NewValue(t, nil)
+		}
+		elems := make([]tftypes.Value, len(l))
+		for i, e := range l {
+			elems[i] = tfValue(t.ElementType, e)
+		}
+		return tftypes.NewValue(t, elems)
+	case tftypes.Map:
+		m, _ := v.(map[string]any)
+		if m == nil {
+			return tftypes.NewValue(t, nil)
+		}
+		elems := map[string]tftypes.Value{}
+		for k, e := range m {
+			elems[k] = tfValue(t.ElementType, e)
+		}
+		return tftypes.NewValue(t, elems)
+	}
+	switch x := v.(type) {
+	case nil:
+		return tftypes.NewValue(t, nil)
+	case int64:
+		return tftypes.NewValue(t, new(big.Float).SetInt64(x))
+	default:
+		return tftypes.NewValue(t, x)
+	}
+}
+
+func checkDiags(tb testing.TB, what string, diags []*tfprotov6.Diagnostic) {
+	tb.Helper()
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			tb.Fatalf("%s: %s: %s", what, d.Summary, d.Detail)
+		}
+	}
+}
+
+// TestProtocolFixture checks that the values the benchmarks send are what
+// the provider accepts: a valid configuration, a no-change plan.
+func TestProtocolFixture(t *testing.T) {
+	f := newProtocolFixture(t)
+	ctx := context.Background()
+	v, err := f.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: resourceType, Config: f.config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "validate", v.Diagnostics)
+	p, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: resourceType, Config: f.config, PriorState: f.state, ProposedNewState: f.state,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "plan", p.Diagnostics)
+	planned, err := p.PlannedState.Unmarshal(f.typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior, _ := f.state.Unmarshal(f.typ)
+	if diffs, err := planned.Diff(prior); err != nil || len(diffs) > 0 {
+		t.Fatalf("no-change plan differs from the state (%v): %v", err, diffs)
+	}
+}
+
+// BenchmarkProtocol measures one call of each kind for one object of the
+// harness (3 webhooks). A no-change `terraform plan` makes, per object,
+// ValidateResourceConfig twice (validate walk and plan walk), ReadResource
+// and PlanResourceChange once each.
+func BenchmarkProtocol(b *testing.B) {
+	f := newProtocolFixture(b)
+	ctx := context.Background()
+	b.Run("ValidateResourceConfig", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := f.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: resourceType, Config: f.config})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, diagString(resp.Diagnostics))
+			}
+		}
+	})
+	b.Run("ReadResource", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := f.server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: resourceType, CurrentState: f.state, CurrentIdentity: f.identity})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, diagString(resp.Diagnostics))
+			}
+		}
+	})
+	for _, c := range []struct {
+		name     string
+		proposed *tfprotov6.DynamicValue
+	}{{"PlanResourceChange/no-change", f.state}, {"PlanResourceChange/update", f.stateC}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+					TypeName: resourceType, Config: f.config, PriorState: f.state, ProposedNewState: c.proposed,
+				})
+				if err != nil || len(resp.Diagnostics) > 0 {
+					b.Fatal(err, diagString(resp.Diagnostics))
+				}
+			}
+		})
+	}
+	b.Run("PlanResourceChange/create", func(b *testing.B) {
+		null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: resourceType, Config: f.config, PriorState: &null, ProposedNewState: f.config,
+			})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, diagString(resp.Diagnostics))
+			}
+		}
+	})
+}
+
+func diagString(diags []*tfprotov6.Diagnostic) string {
+	s := ""
+	for _, d := range diags {
+		s += d.Summary + ": " + d.Detail + "\n"
+	}
+	return s
+}

@@ -1,0 +1,325 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	Date, Kernel, CPU      string
+	NumCPU                 int
+	Memory                 string
+	Go, Terraform, Kubectl string
+	KubeAPIServer, Etcd    string
+	Commit                 string
+	// Provider says what the measured provider was built from.
+	Provider           string
+	LoadStart, LoadEnd string
+}
+
+// DescribeMachine fills in the machine and tool versions.
+func DescribeMachine(terraform, kubectl, kubeAPIServer, etcd string) Machine {
+	m := Machine{
+		Date:      time.Now().Format("2006-01-02 15:04 MST"),
+		NumCPU:    runtime.NumCPU(),
+		LoadStart: LoadAvg(),
+	}
+	m.Kernel = firstLine(output("uname", "-srm"))
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "MemTotal:") {
+				var kib int64
+				_, _ = fmt.Sscan(strings.TrimPrefix(l, "MemTotal:"), &kib)
+				m.Memory = fmt.Sprintf("%.1f GiB", float64(kib)/(1<<20))
+			}
+		}
+	}
+	m.Go = firstLine(output("go", "version"))
+	var tf struct {
+		Version string `json:"terraform_version"`
+	}
+	if json.Unmarshal([]byte(output(terraform, "version", "-json")), &tf) == nil && tf.Version != "" {
+		m.Terraform = tf.Version
+	} else {
+		m.Terraform = firstLine(output(terraform, "version"))
+	}
+	var kc struct {
+		ClientVersion struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"clientVersion"`
+	}
+	if json.Unmarshal([]byte(output(kubectl, "version", "--client", "-o", "json")), &kc) == nil {
+		m.Kubectl = kc.ClientVersion.GitVersion
+	}
+	m.Kubectl += " (" + kubectl + ")"
+	m.KubeAPIServer = firstLine(output(kubeAPIServer, "--version"))
+	m.Etcd = firstLine(output(etcd, "--version"))
+	m.Commit = strings.TrimSpace(output("git", "describe", "--always", "--dirty", "--exclude=*"))
+	return m
+}
+
+func output(name string, args ...string) string {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=/dev/null")
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		return "unknown (" + err.Error() + ")"
+	}
+	return string(out)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// Target is one goal of issue 6 and whether the figures meet it.
+type Target struct {
+	Name, Status, Detail string
+}
+
+// find returns the result of tool/phase at n.
+func find(results []Result, n int, tool, phase string) (Result, bool) {
+	for _, r := range results {
+		if r.N == n && r.Tool == tool && r.Phase == phase {
+			return r, true
+		}
+	}
+	return Result{}, false
+}
+
+func sizes(results []Result) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, r := range results {
+		if !seen[r.N] {
+			seen[r.N] = true
+			out = append(out, r.N)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func status(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// Targets judges the results against the targets of the issue. Timing
+// targets are judged at every size measured; the issue names N=200 for the
+// no-change plan and N=1000 for the provider's peak RSS.
+func Targets(results []Result) []Target {
+	var out []Target
+	for _, n := range sizes(results) {
+		f := float64(n)
+		if p, ok := find(results, n, Terraform, PhaseNoop); ok {
+			get := float64(p.Requests["get"]) / f
+			others := float64(p.Requests.Object()-p.Requests["get"]) / f
+			out = append(out, Target{
+				Name:   fmt.Sprintf("N=%d refresh: exactly one GET per object", n),
+				Status: status(get == 1),
+				Detail: fmt.Sprintf("GET %.2f per object", get),
+			}, Target{
+				Name:   fmt.Sprintf("N=%d no-change plan: nothing but the refresh GET", n),
+				Status: status(others == 0),
+				Detail: "other requests per object: " + p.Requests.PerObject(n),
+			})
+		}
+		for _, ph := range []string{PhaseCreate, PhaseChange} {
+			p, ok := find(results, n, Terraform, ph)
+			if !ok {
+				continue
+			}
+			writes, dry := float64(p.Requests.Writes())/f, float64(p.Requests.DryRuns())/f
+			gets := float64(p.Requests["get"]) / f
+			refresh := 0.0
+			if ph == PhaseChange {
+				refresh = 1
+			}
+			extra := gets - refresh
+			out = append(out, Target{
+				Name:   fmt.Sprintf("N=%d %s: one write per object", n, ph),
+				Status: status(writes == 1),
+				Detail: fmt.Sprintf("writes %.2f per object", writes),
+			}, Target{
+				Name: fmt.Sprintf("N=%d %s: one dry-run per plan of the object", n, ph),
+				// terraform apply plans twice: the plan, then again for
+				// each change just before applying it.
+				Status: status(dry <= 2),
+				Detail: fmt.Sprintf("dry-runs %.2f per object (terraform apply = plan + re-plan at apply: 2 plans)", dry),
+			}, Target{
+				Name:   fmt.Sprintf("N=%d %s: no GET beyond the refresh", n, ph),
+				Status: status(extra <= 0),
+				Detail: fmt.Sprintf("GET %.2f per object (refresh %.0f)", gets, refresh),
+			})
+		}
+		maxMeta, procs := 0, 0
+		for _, ph := range Phases {
+			if p, ok := find(results, n, Terraform, ph); ok {
+				maxMeta = max(maxMeta, p.Requests.Meta())
+				procs = max(procs, p.ProviderProcs)
+			}
+		}
+		out = append(out, Target{
+			Name:   fmt.Sprintf("N=%d no discovery/version calls per object", n),
+			Status: status(maxMeta <= procs),
+			Detail: fmt.Sprintf("at most %d such calls in a phase (%d provider processes)", maxMeta, procs),
+		})
+		if tp, ok := find(results, n, Terraform, PhaseNoop); ok {
+			if kp, ok := find(results, n, Kubectl, PhaseNoop); ok {
+				r := tp.Ratio(kp)
+				out = append(out, Target{
+					Name:   fmt.Sprintf("N=%d no-change plan within 1.5x of kubectl diff --server-side", n),
+					Status: status(r <= 1.5),
+					Detail: fmt.Sprintf("%.2fs vs %.2fs: %.2fx", tp.Wall.Seconds(), kp.Wall.Seconds(), r),
+				})
+			}
+		}
+		if tp, ok := find(results, n, Terraform, PhaseCreate); ok {
+			if kp, ok := find(results, n, Kubectl, PhaseCreate); ok {
+				r := tp.Ratio(kp)
+				out = append(out, Target{
+					Name:   fmt.Sprintf("N=%d apply from empty within 2x of kubectl apply --server-side", n),
+					Status: status(r <= 2),
+					Detail: fmt.Sprintf("%.2fs vs %.2fs: %.2fx", tp.Wall.Seconds(), kp.Wall.Seconds(), r),
+				})
+			}
+		}
+		var peak int64
+		for _, ph := range Phases {
+			if p, ok := find(results, n, Terraform, ph); ok {
+				peak = max(peak, p.ProviderPeakRSS)
+			}
+		}
+		if peak > 0 {
+			out = append(out, Target{
+				Name:   fmt.Sprintf("N=%d provider peak RSS under 150 MiB", n),
+				Status: status(peak < 150<<10),
+				Detail: fmt.Sprintf("%.1f MiB", float64(peak)/1024),
+			})
+		}
+	}
+	return out
+}
+
+// Markdown renders the results file.
+func Markdown(m Machine, cmdline string, results []Result, goBench string, notes string) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("# Benchmark: terraform-provider-admission vs kubectl")
+	p("")
+	p("Generated by `%s`.", cmdline)
+	p("")
+	p("## Machine")
+	p("")
+	p("| | |")
+	p("|---|---|")
+	p("| date | %s |", m.Date)
+	p("| repository | %s |", m.Commit)
+	p("| provider built from | %s |", m.Provider)
+	p("| kernel | %s |", m.Kernel)
+	p("| CPU | %s, %d logical CPUs (nproc) |", m.CPU, m.NumCPU)
+	p("| memory | %s |", m.Memory)
+	p("| Go | %s |", m.Go)
+	p("| terraform | %s |", m.Terraform)
+	p("| kubectl | %s |", m.Kubectl)
+	p("| kube-apiserver | %s (local, loopback, audit log at level Metadata) |", m.KubeAPIServer)
+	p("| etcd | %s |", m.Etcd)
+	p("| load average (1, 5, 15 min) | %s at the start, %s at the end |", m.LoadStart, m.LoadEnd)
+	p("")
+	p("The machine is shared: the 1-minute load average at the start and the end of each phase is in the tables.")
+	p("")
+	p("## Workload")
+	p("")
+	p("N MutatingWebhookConfigurations, each with %d webhooks; each webhook has %d rules, a namespace selector (one match expression),", WebhooksPerObject, rulesPerWebhook)
+	p("an object selector (one label), %d match conditions (CEL, distinct in every object), a service client config and a timeout.", conditionsPerWebook)
+	p("Terraform: one configuration with N `admission_mutating_webhook_configuration` blocks, default `-parallelism` (10), the provider")
+	p("built with `go build` and run through `dev_overrides`. kubectl: one multi-document YAML file of the same objects.")
+	p("Each tool at each N starts on its own fresh control plane (etcd + kube-apiserver on 127.0.0.1).")
+	p("")
+	p("| phase | terraform | kubectl |")
+	p("|---|---|---|")
+	p("| create | `terraform apply` from empty | `kubectl apply --server-side -f` |")
+	p("| noop | `terraform plan -detailed-exitcode` (refresh, no change) | `kubectl diff --server-side -f` |")
+	p("| change | `terraform apply` after webhook[0].timeout_seconds 5→7 in every object | `kubectl apply --server-side -f` of the changed objects |")
+	p("| destroy | `terraform destroy` | `kubectl delete -f` |")
+	p("")
+	p("Requests are counted at the API server from its audit log, by User-Agent (the provider's, or kubectl's), between two marker")
+	p("requests. Per object: requests on mutatingwebhookconfigurations divided by N (`patch (dry-run)` is a dry-run server-side apply).")
+	p("After `·`: totals of discovery (`/api`, `/apis/...`), `/version` and `/openapi` calls in the phase.")
+	p("Provider RSS is the peak RSS (wait4 ru_maxrss) of the provider processes Terraform started in the phase (count after /),")
+	p("CPU is their user+system time; terraform CPU is that of terraform itself, without the provider's.")
+	for _, n := range sizes(results) {
+		p("")
+		p("### N = %d", n)
+		p("")
+		p("| phase | terraform s | kubectl s | ratio | terraform requests / object | kubectl requests / object | provider peak RSS MiB / procs | provider CPU s | terraform CPU s | kubectl CPU s | load1 tf | load1 kubectl |")
+		p("|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|---|")
+		for _, ph := range Phases {
+			t, tok := find(results, n, Terraform, ph)
+			k, kok := find(results, n, Kubectl, ph)
+			cell := func(ok bool, f func() string) string {
+				if !ok {
+					return "–"
+				}
+				return f()
+			}
+			ratio := "–"
+			if tok && kok {
+				ratio = fmt.Sprintf("%.2fx", t.Ratio(k))
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", ph,
+				cell(tok, func() string { return fmt.Sprintf("%.2f", t.Wall.Seconds()) }),
+				cell(kok, func() string { return fmt.Sprintf("%.2f", k.Wall.Seconds()) }),
+				ratio,
+				cell(tok, func() string { return t.Requests.PerObject(n) }),
+				cell(kok, func() string { return k.Requests.PerObject(n) }),
+				cell(tok, func() string { return fmt.Sprintf("%.1f / %d", float64(t.ProviderPeakRSS)/1024, t.ProviderProcs) }),
+				cell(tok, func() string { return fmt.Sprintf("%.2f", t.ProviderCPU.Seconds()) }),
+				cell(tok, func() string { return fmt.Sprintf("%.2f", (t.CLICPU - t.ProviderCPU).Seconds()) }),
+				cell(kok, func() string { return fmt.Sprintf("%.2f", k.CLICPU.Seconds()) }),
+				cell(tok, func() string { return fmt.Sprintf("%.2f→%.2f", t.LoadStart, t.LoadEnd) }),
+				cell(kok, func() string { return fmt.Sprintf("%.2f→%.2f", k.LoadStart, k.LoadEnd) }),
+			)
+		}
+	}
+	p("")
+	p("## Targets (issue 6)")
+	p("")
+	p("| target | status | figures |")
+	p("|---|---|---|")
+	for _, t := range Targets(results) {
+		p("| %s | %s | %s |", t.Name, t.Status, t.Detail)
+	}
+	if notes != "" {
+		p("")
+		p("%s", strings.TrimSpace(notes))
+	}
+	if goBench != "" {
+		p("")
+		p("## Go benchmarks")
+		p("")
+		p("```")
+		p("%s", strings.TrimSpace(goBench))
+		p("```")
+	}
+	return b.String()
+}
