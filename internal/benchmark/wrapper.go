@@ -26,9 +26,10 @@ import (
 // process is the release build of the provider; the wrapper only waits.
 //
 // With envPprofDir set instead, it serves the provider in its own process
-// (the same code as main.go) and writes a CPU and a heap profile into that
-// directory when Terraform stops it: the provider binary has no profiling
-// flags, and Terraform starts it itself.
+// (the same code as main.go) and writes into that directory a CPU profile
+// and a profile of all allocations when Terraform stops it, and a profile of
+// the heap in use at its largest (heap-peak-PID.pprof): the provider binary
+// has no profiling flags, and Terraform starts it itself.
 
 // ProviderBinaryName is the file name Terraform runs from a dev_overrides
 // directory.
@@ -140,6 +141,43 @@ func serveProfiled(dir string) int {
 			_ = f.Close()
 		}
 	}
+	// The heap at its largest: a profile of what is in use then, written
+	// each time the heap in use grows 10% past its last high (checked every
+	// second). A heap profile shows what the last garbage collection found
+	// live, so it lags the high by at most one cycle. The file is replaced
+	// whole, so a provider killed while writing leaves the previous one.
+	stopWatch := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		var peak uint64
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopWatch:
+				return
+			case <-t.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse <= peak+peak/10 {
+				continue
+			}
+			peak = ms.HeapInuse
+			name := filepath.Join(dir, fmt.Sprintf("heap-peak-%d.pprof", pid))
+			if f, err := os.Create(name + ".tmp"); err == nil {
+				err = pprof.Lookup("heap").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil && cerr == nil {
+					_ = os.Rename(name+".tmp", name)
+				}
+			}
+		}
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+	}()
 	// Terraform stops a provider with a gRPC Shutdown, after which Serve
 	// returns, or with a signal.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
