@@ -9,9 +9,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
-	"k8s.io/client-go/kubernetes"
 	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 	"k8s.io/client-go/rest"
 )
@@ -39,8 +39,8 @@ type Client struct {
 	Options
 	// notReady explains why there is no connection yet (the provider
 	// configuration depends on values known only at apply); nil when ready.
-	notReady  error
-	clientset kubernetes.Interface
+	notReady error
+	api      admissionregistrationv1client.AdmissionregistrationV1Interface
 	// onRetry, when set, is told of every retried failure (tests).
 	onRetry func(attempt int, err error)
 }
@@ -54,19 +54,26 @@ func NewClient(cfg *rest.Config, opts Options) (*Client, error) {
 	if opts.FieldManager == "" {
 		opts.FieldManager = DefaultFieldManager
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	rc, err := admissionregistrationv1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Options: opts, clientset: cs}, nil
+	return &Client{Options: opts, api: admissionregistrationv1client.New(noRetries{rc.RESTClient()})}, nil
 }
 
-// NewClientFromClientset wraps an existing clientset; tests use it.
-func NewClientFromClientset(cs kubernetes.Interface, opts Options) *Client {
-	if opts.FieldManager == "" {
-		opts.FieldManager = DefaultFieldManager
-	}
-	return &Client{Options: opts, clientset: cs}
+// noRetries makes every request without client-go's own retries (it waits
+// out a Retry-After up to ten times, past any deadline of ours, and repeats
+// some failed GETs): Client.retry decides alone what is retried and for how
+// long, so a timeout is reported with what happened.
+type noRetries struct{ rest.Interface }
+
+func (c noRetries) Verb(verb string) *rest.Request { return c.Interface.Verb(verb).MaxRetries(0) }
+func (c noRetries) Post() *rest.Request            { return c.Interface.Post().MaxRetries(0) }
+func (c noRetries) Put() *rest.Request             { return c.Interface.Put().MaxRetries(0) }
+func (c noRetries) Get() *rest.Request             { return c.Interface.Get().MaxRetries(0) }
+func (c noRetries) Delete() *rest.Request          { return c.Interface.Delete().MaxRetries(0) }
+func (c noRetries) Patch(pt types.PatchType) *rest.Request {
+	return c.Interface.Patch(pt).MaxRetries(0)
 }
 
 // NotReady returns a client that explains why it cannot be used yet.
@@ -75,11 +82,8 @@ func NotReady(reason error) *Client { return &Client{notReady: reason} }
 // Ready reports whether the client can make requests, and if not, why.
 func (c *Client) Ready() error { return c.notReady }
 
-// Clientset is the typed Kubernetes clientset.
-func (c *Client) Clientset() kubernetes.Interface { return c.clientset }
-
 func (c *Client) webhooks() admissionregistrationv1client.MutatingWebhookConfigurationInterface {
-	return c.clientset.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	return c.api.MutatingWebhookConfigurations()
 }
 
 // GetMutatingWebhookConfiguration reads one object. A missing object is

@@ -125,3 +125,18 @@ func Transient(err error) (bool, time.Duration) {
 	return strings.Contains(msg, "stream error") || strings.Contains(msg, "TLS handshake timeout") || strings.Contains(msg, "http2: client connection lost") ||
 		strings.Contains(msg, "connection reset by peer") || strings.Contains(msg, "broken pipe"), 0
 }
+
+// MayHaveWritten reports whether a write that failed with err may all the
+// same have been stored: the request went out and no verdict came back (a
+// dropped connection, a timeout, a 5xx), or the provider gave up after
+// several attempts, any of which may have landed. An answer in the 4xx range
+// (invalid, forbidden, conflict, too many requests) and a failure before
+// sending (credentials, TLS) say that nothing was written.
+func MayHaveWritten(err error) bool {
+	var gaveUp *RetryError
+	if errors.As(err, &gaveUp) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return true
+	}
+	transient, _ := Transient(err)
+	return transient && !apierrors.IsTooManyRequests(err)
+}

@@ -94,3 +94,32 @@ func TestRetryGivesUpWhenTheContextEnds(t *testing.T) {
 		t.Fatalf("err = %v, want a RetryError wrapping the 429 and the deadline", err)
 	}
 }
+
+func TestMayHaveWritten(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"unexpected EOF", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
+		{"500", apierrors.NewInternalError(errors.New("boom")), true},
+		{"504", apierrors.NewTimeoutError("etcd timeout", 0), true},
+		{"deadline during the request", fmt.Errorf("patch: %w", context.DeadlineExceeded), true},
+		{"gave up after a 429", &RetryError{Attempts: 3, Last: apierrors.NewTooManyRequests("slow down", 1), Cause: context.DeadlineExceeded}, true},
+		{"429", apierrors.NewTooManyRequests("slow down", 1), false},
+		{"403", apierrors.NewForbidden(gr, "x", errors.New("rbac")), false},
+		{"409", apierrors.NewConflict(gr, "x", errors.New("managers")), false},
+		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "MutatingWebhookConfiguration"}, "x", nil), false},
+		{"credential plugin", errors.New("getting credentials: exec: executable not found"), false},
+		{"x509", errors.New("x509: certificate signed by unknown authority"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := MayHaveWritten(c.err); got != c.want {
+				t.Errorf("MayHaveWritten(%v) = %v; want %v", c.err, got, c.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
@@ -130,9 +131,33 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 	obj, err := r.apply(ctx, plan.resourceModel, cfg.resourceModel, false, &resp.Diagnostics)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", name, err)
+		if kube.MayHaveWritten(err) {
+			keepUnconfirmed(ctx, req.Plan, name, cfg, resp)
+		}
 		return
 	}
 	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+// keepUnconfirmed records a create whose request may have reached the server
+// although no answer came back: the planned object, with the values only the
+// server knows left empty. Terraform keeps it as tainted beside the error, so
+// the next run reads what the server has and replaces it, instead of finding
+// an object it does not know about.
+func keepUnconfirmed(ctx context.Context, plan tfsdk.Plan, name string, cfg resourceState, resp *resource.CreateResponse) {
+	raw, err := tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
+		return
+	}
+	resp.State.Raw = raw
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	recordOwnership(ctx, cfg, name, resp.Private, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -276,6 +301,13 @@ type privateData interface {
 func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrationv1.MutatingWebhookConfiguration, plan, cfg resourceState,
 	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	diags.Append(state.Set(ctx, resourceState{flatten(obj, &plan.resourceModel), plan.Timeouts})...)
+	recordOwnership(ctx, cfg, obj.Name, private, identity, diags)
+}
+
+// recordOwnership keeps, beside the state, which webhooks' caBundle the
+// configuration sets (the others belong to whoever injects them), and the
+// resource identity.
+func recordOwnership(ctx context.Context, cfg resourceState, name string, private privateData, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	managed := []string{}
 	for _, w := range cfg.Webhook {
 		if len(w.ClientConfig) > 0 && !w.ClientConfig[0].CABundle.IsNull() {
@@ -288,7 +320,7 @@ func (r *webhookResource) saveState(ctx context.Context, obj *admissionregistrat
 		return
 	}
 	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
-	setIdentity(ctx, identity, obj.Name, diags)
+	setIdentity(ctx, identity, name, diags)
 }
 
 // Operation timeouts when the timeouts block leaves them out. A write

@@ -91,6 +91,14 @@ type ControlPlane struct {
 	etcd      *process
 	apiserver *process
 	log       io.Writer
+	// How kube-apiserver was started, to start it again (StartAPIServer).
+	apiserverBin   string
+	apiserverExtra []string
+	startTimeout   time.Duration
+	port           int
+	// mu guards apiserver against StopAPIServer/StartAPIServer running
+	// beside Stop (from a signal handler).
+	mu sync.Mutex
 
 	stopOnce sync.Once
 	stopErr  error
@@ -148,8 +156,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
+	c.apiserverBin, c.apiserverExtra, c.startTimeout = kubeAPIServer, opts.ExtraAPIServerFlags, timeout
 	for attempt := 1; ; attempt++ {
-		err = c.startAPIServer(ctx, kubeAPIServer, opts.ExtraAPIServerFlags, timeout)
+		err = c.startAPIServer(ctx, 0)
 		if err == nil {
 			break
 		}
@@ -214,9 +223,7 @@ func (c *ControlPlane) UserToken(name string) string {
 // and concurrently.
 func (c *ControlPlane) Stop() error {
 	c.stopOnce.Do(func() {
-		if c.apiserver != nil {
-			c.apiserver.stop(5 * time.Second)
-		}
+		c.StopAPIServer()
 		if c.etcd != nil {
 			c.etcd.stop(5 * time.Second)
 		}
@@ -224,6 +231,28 @@ func (c *ControlPlane) Stop() error {
 		unregister(c)
 	})
 	return c.stopErr
+}
+
+// StopAPIServer stops kube-apiserver and leaves etcd, with the stored
+// objects, running: an outage of the API server. StartAPIServer ends it.
+func (c *ControlPlane) StopAPIServer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.apiserver != nil {
+		c.apiserver.stop(5 * time.Second)
+		c.apiserver = nil
+	}
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, at the
+// same address and on the same etcd, and returns when it is ready.
+func (c *ControlPlane) StartAPIServer(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.apiserver != nil {
+		return errors.New("kube-apiserver is running")
+	}
+	return c.startAPIServer(ctx, c.port)
 }
 
 func randomToken() (string, error) {
@@ -394,17 +423,21 @@ func (c *ControlPlane) startEtcd(ctx context.Context, bin string) error {
 	}
 }
 
-func (c *ControlPlane) startAPIServer(ctx context.Context, bin string, extra []string, timeout time.Duration) error {
+// startAPIServer starts kube-apiserver on port, or on a free port if it is
+// 0, and waits until it is ready.
+func (c *ControlPlane) startAPIServer(ctx context.Context, port int) error {
 	if c.apiserver != nil {
 		// A failed earlier attempt.
 		c.apiserver.stop(time.Second)
 		c.apiserver = nil
 	}
-	ports, err := freePorts(1)
-	if err != nil {
-		return err
+	if port == 0 {
+		ports, err := freePorts(1)
+		if err != nil {
+			return err
+		}
+		port = ports[0]
 	}
-	port := ports[0]
 	args := []string{
 		"--etcd-servers=" + c.etcdURL,
 		"--bind-address=127.0.0.1",
@@ -430,12 +463,13 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, bin string, extra []s
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 	}
-	args = append(args, extra...)
-	p, err := startProcess("kube-apiserver", bin, args, c.Dir, c.log)
+	args = append(args, c.apiserverExtra...)
+	p, err := startProcess("kube-apiserver", c.apiserverBin, args, c.Dir, c.log)
 	if err != nil {
 		return err
 	}
 	c.apiserver = p
+	c.port = port
 	c.Host = "https://127.0.0.1:" + strconv.Itoa(port)
 
 	pool := x509.NewCertPool()
@@ -451,6 +485,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, bin string, extra []s
 		},
 	}
 	defer httpClient.CloseIdleConnections()
+	timeout := c.startTimeout
 	deadline := time.Now().Add(timeout)
 	var lastStatus string
 	for {
