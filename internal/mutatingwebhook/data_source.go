@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -25,28 +26,31 @@ type webhookDataSource struct{ client clientHolder }
 type webhookListDataSource struct{ client clientHolder }
 
 type dataSourceModel struct {
-	Name     types.String    `tfsdk:"name"`
-	ID       types.String    `tfsdk:"id"`
-	Metadata []metadataModel `tfsdk:"metadata"`
-	Webhook  []webhookModel  `tfsdk:"webhook"`
+	Name     types.String     `tfsdk:"name"`
+	ID       types.String     `tfsdk:"id"`
+	Metadata []metadataModel  `tfsdk:"metadata"`
+	Webhook  []webhookModel   `tfsdk:"webhook"`
+	Timeouts dstimeouts.Value `tfsdk:"timeouts"`
 }
 
 type listDataSourceModel struct {
-	LabelSelector types.String    `tfsdk:"label_selector"`
-	ID            types.String    `tfsdk:"id"`
-	Items         []resourceModel `tfsdk:"items"`
+	LabelSelector types.String     `tfsdk:"label_selector"`
+	ID            types.String     `tfsdk:"id"`
+	Items         []resourceModel  `tfsdk:"items"`
+	Timeouts      dstimeouts.Value `tfsdk:"timeouts"`
 }
 
 func (d *webhookDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_mutating_webhook_configuration"
 }
 
-func (d *webhookDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *webhookDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := objectAttributes()
 	attrs["name"] = dsschema.StringAttribute{Required: true, MarkdownDescription: "Name of the MutatingWebhookConfiguration to read."}
 	resp.Schema = dsschema.Schema{
 		MarkdownDescription: "Reads one MutatingWebhookConfiguration (`admissionregistration.k8s.io/v1`) by name, with every field as the server stores it, read-only metadata included.",
 		Attributes:          attrs,
+		Blocks:              map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
 	}
 }
 
@@ -61,6 +65,11 @@ func (d *webhookDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
 	name := cfg.Name.ValueString()
 	obj, err := client.GetMutatingWebhookConfiguration(ctx, name)
 	if err != nil {
@@ -73,14 +82,14 @@ func (d *webhookDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	m := flatten(obj, nil)
-	resp.Diagnostics.Append(resp.State.Set(ctx, dataSourceModel{Name: cfg.Name, ID: m.ID, Metadata: m.Metadata, Webhook: m.Webhook})...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, dataSourceModel{Name: cfg.Name, ID: m.ID, Metadata: m.Metadata, Webhook: m.Webhook, Timeouts: cfg.Timeouts})...)
 }
 
 func (d *webhookListDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_mutating_webhook_configurations"
 }
 
-func (d *webhookListDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *webhookListDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = dsschema.Schema{
 		MarkdownDescription: "Lists MutatingWebhookConfigurations (`admissionregistration.k8s.io/v1`), optionally filtered by a label selector, sorted by name.",
 		Attributes: map[string]dsschema.Attribute{
@@ -95,6 +104,7 @@ func (d *webhookListDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				NestedObject:        dsschema.NestedAttributeObject{Attributes: objectAttributes()},
 			},
 		},
+		Blocks: map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
 	}
 }
 
@@ -107,6 +117,11 @@ func (d *webhookListDataSource) Read(ctx context.Context, req datasource.ReadReq
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	client := d.client.ready(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	selector := cfg.LabelSelector.ValueString()

@@ -2,6 +2,12 @@
 # syntax of kubectl -l. Leave label_selector out to list all of them.
 data "admission_mutating_webhook_configurations" "managed" {
   label_selector = "app.kubernetes.io/managed-by=terraform,environment!=test"
+
+  # How long the read may keep retrying while the API server is unreachable
+  # or overloaded before it fails (default 2 minutes).
+  timeouts {
+    read = "30s"
+  }
 }
 
 output "managed_configurations" {
