@@ -45,6 +45,11 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
 		return
 	}
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		// Nothing will be written: a no-change plan costs no request
+		// beyond the refresh.
+		return
+	}
 	if len(exp.Unknown) > 0 {
 		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
 		return
