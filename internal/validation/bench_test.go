@@ -30,6 +30,28 @@ func realisticConditions(n, salt int) []admissionregistrationv1.MatchCondition {
 	return out
 }
 
+// unshapedConditions returns n match conditions like realisticConditions, but each with an
+// integer constant of its own, so that no two share a shape (celshape.go) and every one is
+// parsed and checked: the cost of a configuration whose conditions are all different.
+func unshapedConditions(n, salt int) []admissionregistrationv1.MatchCondition {
+	forms := []string{
+		`request.namespace != "ns" || size(request.name) != %d`,
+		`!(request.userInfo.username in ["system:admin"]) || request.userInfo.groups.size() > %d`,
+		`!request.userInfo.groups.exists(g, g == "team" && size(g) == %d)`,
+		`!has(object.metadata.labels) || size(object.metadata.labels) < %d`,
+		`object.metadata.name.startsWith("app") || object.spec.replicas == %d`,
+		`request.resource.group != "example.com" && object.metadata.generation != %d`,
+	}
+	out := make([]admissionregistrationv1.MatchCondition, n)
+	for i := range out {
+		out[i] = admissionregistrationv1.MatchCondition{
+			Name:       fmt.Sprintf("condition-%d", i),
+			Expression: fmt.Sprintf(forms[i%len(forms)], salt*1000+i),
+		}
+	}
+	return out
+}
+
 func configWith(webhooks int, distinct bool) *mwc {
 	o := valid()
 	h := o.Webhooks[0]
@@ -82,6 +104,16 @@ func BenchmarkValidateLargest(b *testing.B) {
 		b.Run(name+"/cold", func(b *testing.B) { benchValidate(b, o, true) })
 		b.Run(name+"/cached", func(b *testing.B) { benchValidate(b, o, false) })
 	}
+}
+
+// BenchmarkValidateUnshaped is BenchmarkValidateLargest/distinct with conditions that share no
+// shape, so that each is parsed and checked once: the cost when every condition is different.
+func BenchmarkValidateUnshaped(b *testing.B) {
+	o := configWith(20, true)
+	for i := range o.Webhooks {
+		o.Webhooks[i].MatchConditions = unshapedConditions(maxMatchConditions, i)
+	}
+	b.Run("cold", func(b *testing.B) { benchValidate(b, o, true) })
 }
 
 // BenchmarkBuildCompiler measures what the first Validate of a process pays once (the base

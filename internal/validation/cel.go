@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -98,17 +99,47 @@ func compileMatchCondition(expr string, fldPath *field.Path) *field.Error {
 	}
 }
 
-// compile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of a
-// webhook match condition, in the NewExpressions environment (a create has no stored expressions).
-// The compiler also requires the result type to be exactly bool.
-func compile(expr string) *apiservercel.Error {
+// compile returns what k8s.io/apiserver's compiler returns for one trimmed expression. Two
+// shortcuts answer "valid" for less work where that answer is certain: an expression of a shape
+// already found valid (celshape.go), and an expression that parses and checks with nothing in it
+// that could make building its program fail (celfast.go). Any other answer, and every error
+// message, is the compiler's own.
+func compile(expr string) (result *apiservercel.Error) {
+	defer recoverCompilerPanic(&result)
+	if shape, placeholders, ok := shapeOf(expr); ok && validShape(shape, placeholders) {
+		return nil
+	}
+	if quickValid(expr) {
+		return nil
+	}
+	return fullCompile(expr)
+}
+
+// fullCompile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of
+// a webhook match condition, in the NewExpressions environment (a create has no stored
+// expressions). The compiler also requires the result type to be exactly bool.
+func fullCompile(expr string) (result *apiservercel.Error) {
+	defer recoverCompilerPanic(&result)
 	accessor := &matchconditions.MatchCondition{Expression: expr}
 	return celCompiler().CompileCELExpression(accessor, matchConditionVars, environment.NewExpressions).Error
 }
 
-// Compiling one expression costs a few hundred microseconds, and Terraform validates the same
-// configuration several times per run (validate, plan, apply), so results are kept by expression.
-// The result of a compile depends on the expression only.
+// recoverCompilerPanic turns a panic of the compiler into an internal error. cel-go panics on a
+// few expressions (a map literal with a bytes key: "hash of unhashable type"); the API server
+// then resets the request and stores nothing, so the configuration is rejected there too, and
+// the provider must not crash instead.
+func recoverCompilerPanic(result **apiservercel.Error) {
+	if r := recover(); r != nil {
+		*result = &apiservercel.Error{
+			Type:   apiservercel.ErrorTypeInternal,
+			Detail: fmt.Sprintf("the CEL compiler panics on this expression (the API server resets the request): %v", r),
+		}
+	}
+}
+
+// Compiling one expression costs up to a few hundred microseconds, and Terraform validates the
+// same configuration several times per run (validate, plan, apply), so results are kept by
+// expression. The result of a compile depends on the expression only.
 const compileCacheSize = 4096
 
 var compileCache = struct {
@@ -132,8 +163,10 @@ func storeResult(expr string, err *apiservercel.Error) {
 	compileCache.m[expr] = err
 }
 
-// resetCompileCache empties the cache; benchmarks use it to measure cold compiles.
+// resetCompileCache empties the caches of results and of shapes; benchmarks use it to measure
+// cold compiles, as in a new provider process.
 func resetCompileCache() {
+	resetShapeCache()
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	clear(compileCache.m)
