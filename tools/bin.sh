@@ -4,7 +4,7 @@
 # Prints the absolute path of the tool NAME, building it from the Go module
 # proxy first if it is not cached yet. NAME is one of:
 #
-#   kube-apiserver  etcd  tofu  terraform  tfplugindocs  golangci-lint
+#   kube-apiserver  etcd  kubectl  tofu  terraform  tfplugindocs  golangci-lint
 #
 # "terraform" is the terraform on PATH, unless ADMISSION_TF=tofu is set or
 # there is none, in which case it is the OpenTofu CLI built from tools/tofu.
@@ -84,21 +84,37 @@ build() {
 	echo "$out"
 }
 
-tool_kube_apiserver() {
-	local dir=$tools_dir/kube-apiserver v
-	v=$(modversion "$dir" k8s.io/kubernetes)
-	local major minor
+# k8s_ldflags VERSION prints the linker flags that set the version a
+# Kubernetes binary reports (kube-apiserver at /version, kubectl version), as
+# the release build sets them.
+k8s_ldflags() {
+	local v=$1 major minor
 	major=${v#v}
 	major=${major%%.*}
 	minor=${v#v*.}
 	minor=${minor%%.*}
-	# The version the server reports at /version, as the release build sets it.
 	local ld="-s -w" p
 	for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 		ld+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor"
 		ld+=" -X $p.gitTreeState=clean -X $p.buildDate=2026-10-27T12:01:04Z"
 	done
-	build kube-apiserver "$v" "$dir" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$ld"
+	echo "$ld"
+}
+
+tool_kube_apiserver() {
+	local dir=$tools_dir/kube-apiserver v
+	v=$(modversion "$dir" k8s.io/kubernetes)
+	build kube-apiserver "$v" "$dir" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$(k8s_ldflags "$v")"
+}
+
+# kubectl for the benchmark, from its own module (its dependencies are not
+# the server's), at the version of kube-apiserver.
+tool_kubectl() {
+	local dir=$tools_dir/kubectl v sv
+	v=$(modversion "$dir" k8s.io/kubernetes)
+	sv=$(modversion "$tools_dir/kube-apiserver" k8s.io/kubernetes)
+	[ "$v" = "$sv" ] || die "tools/kubectl has k8s.io/kubernetes $v, tools/kube-apiserver $sv: keep them at the same version"
+	build kubectl "$v" "$dir" k8s.io/kubernetes/cmd/kubectl -ldflags "$(k8s_ldflags "$v")"
 }
 
 tool_etcd() {
@@ -148,10 +164,11 @@ if [ "${1:-}" = --cached ]; then
 	cached_only=1
 	shift
 fi
-[ $# -eq 1 ] || die "usage: tools/bin.sh [--cached] kube-apiserver|etcd|tofu|terraform|tfplugindocs|golangci-lint"
+[ $# -eq 1 ] || die "usage: tools/bin.sh [--cached] kube-apiserver|etcd|kubectl|tofu|terraform|tfplugindocs|golangci-lint"
 case $1 in
 kube-apiserver) tool_kube_apiserver ;;
 etcd) tool_etcd ;;
+kubectl) tool_kubectl ;;
 tofu) tool_tofu ;;
 terraform) tool_terraform ;;
 tfplugindocs) tool_tfplugindocs ;;
