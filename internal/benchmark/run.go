@@ -194,13 +194,16 @@ func (r *run) prepare() error {
 		if err := os.Symlink(r.Wrapper, filepath.Join(plugins, ProviderBinaryName)); err != nil {
 			return err
 		}
+		// The address of a source without a host is the registry's of the
+		// CLI: OpenTofu's differs from Terraform's.
 		rc := fmt.Sprintf(`provider_installation {
   dev_overrides {
+    %q = %q
     %q = %q
   }
   direct {}
 }
-`, providerAddr, plugins)
+`, providerAddr, plugins, "registry.opentofu.org/"+ProviderSource, plugins)
 		if err := os.WriteFile(filepath.Join(r.dir, "terraformrc"), []byte(rc), 0o600); err != nil {
 			return err
 		}

@@ -9,18 +9,20 @@
 //
 //	go run ./internal/benchmark/cmd/admission-bench -n 50 -out ""
 //
-// To find where time goes: -pprof DIR writes a CPU and a heap profile of
-// every provider process Terraform starts; -count-log counts the provider's
-// log output; -tfenv KEY=VALUE sets the environment of terraform and the
-// provider; -provider-src DIR measures a changed copy of the provider and
-// -provider-rev REV a clean export of a revision (the working tree is shared
-// and may hold unfinished changes).
+// To find where time goes: -pprof DIR writes, for every provider process
+// Terraform starts, a CPU profile, an allocation profile and a profile of the
+// heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof);
+// -count-log counts the provider's log output; -tfenv KEY=VALUE sets the
+// environment of terraform and the provider; -provider-src DIR measures a
+// changed copy of the provider and -provider-rev REV a clean export of a
+// revision (the working tree is shared and may hold unfinished changes).
 //
 // It needs kube-apiserver and etcd (ADMISSION_KUBE_APISERVER and
 // ADMISSION_ETCD, else built by tools/bin.sh), terraform (-terraform, else
 // TF_ACC_TERRAFORM_PATH, else tools/bin.sh terraform) and kubectl (-kubectl,
-// else ADMISSION_KUBECTL, else kubectl on PATH). All traffic stays on
-// 127.0.0.1.
+// else ADMISSION_KUBECTL, else tools/bin.sh kubectl, which builds the kubectl
+// of the kube-apiserver's version; kubectl on PATH only if that fails). All
+// traffic stays on 127.0.0.1.
 package main
 
 import (
@@ -55,7 +57,7 @@ func run() error {
 	sizesFlag := flag.String("n", "50", "comma-separated numbers of objects")
 	toolsFlag := flag.String("tools", "kubectl,terraform", "tools to measure, in order")
 	out := flag.String("out", "bench", `directory of the results file results-DATE.md ("" to write none)`)
-	kubectl := flag.String("kubectl", os.Getenv("ADMISSION_KUBECTL"), "kubectl binary (default: kubectl on PATH)")
+	kubectl := flag.String("kubectl", os.Getenv("ADMISSION_KUBECTL"), "kubectl binary (default: tools/bin.sh kubectl, the server's version)")
 	terraform := flag.String("terraform", os.Getenv("TF_ACC_TERRAFORM_PATH"), "terraform binary (default: tools/bin.sh terraform)")
 	gobench := flag.Bool("gobench", false, "also run the Go benchmarks of conversion and validation and put their output in the results")
 	pprofDir := flag.String("pprof", "", "serve the provider in-process with CPU and heap profiles written to this directory (timings then differ from the release binary's)")
@@ -85,8 +87,14 @@ func run() error {
 		sizes = append(sizes, n)
 	}
 	if *kubectl == "" {
-		if *kubectl, err = exec.LookPath("kubectl"); err != nil {
-			return fmt.Errorf("no kubectl: set -kubectl or ADMISSION_KUBECTL")
+		// kubectl of the server's version, built once: the one on PATH
+		// may be of any version, or a dispatcher that picks one.
+		var buildErr error
+		if *kubectl, buildErr = tool(root, "kubectl"); buildErr != nil {
+			if *kubectl, err = exec.LookPath("kubectl"); err != nil {
+				return fmt.Errorf("no kubectl: %v, and none on PATH; set -kubectl or ADMISSION_KUBECTL", buildErr)
+			}
+			fmt.Fprintf(os.Stderr, "admission-bench: %v; using %s from PATH, whose version may not match the server's\n", buildErr, *kubectl)
 		}
 	}
 	if *terraform == "" {
@@ -155,6 +163,17 @@ func run() error {
 		}
 		if err := os.MkdirAll(*pprofDir, 0o755); err != nil {
 			return err
+		}
+		// The profiled provider is served by the wrapper itself: to
+		// profile the provider of another source, the wrapper must be
+		// built from it too.
+		if source != root {
+			wrapper = filepath.Join(work, "bin", "admission-bench")
+			build := exec.CommandContext(ctx, "go", "build", "-o", wrapper, "./internal/benchmark/cmd/admission-bench")
+			build.Dir, build.Stdout, build.Stderr = source, os.Stderr, os.Stderr
+			if err := build.Run(); err != nil {
+				return fmt.Errorf("building the profiling wrapper from %s (it needs internal/benchmark): %w", srcDesc, err)
+			}
 		}
 	}
 
