@@ -54,6 +54,12 @@ func NewClient(cfg *rest.Config, opts Options) (*Client, error) {
 	if opts.FieldManager == "" {
 		opts.FieldManager = DefaultFieldManager
 	}
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		// client-go's default, 5 requests a second, is what limited a
+		// plan of a few hundred objects; the server's own fairness and
+		// the retries on 429 protect it.
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	rc, err := admissionregistrationv1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
