@@ -49,6 +49,7 @@ func (r *webhookResource) Metadata(_ context.Context, req resource.MetadataReque
 
 func (r *webhookResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = withTimeouts(ctx, resourceSchema())
+	buildBlockTypes(resp.Schema.Blocks)
 }
 
 func (r *webhookResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

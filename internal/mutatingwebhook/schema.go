@@ -97,6 +97,22 @@ func withTimeouts(ctx context.Context, s schema.Schema) schema.Schema {
 	return s
 }
 
+// buildBlockTypes gives each list block its object type once, built from
+// its attributes and blocks (innermost first). Without it the framework
+// builds the type of the whole nested block again each time it walks a
+// value, which was about a third of the provider's CPU time on a plan.
+func buildBlockTypes(blocks map[string]schema.Block) {
+	for name, b := range blocks {
+		lb, ok := b.(schema.ListNestedBlock)
+		if !ok || lb.NestedObject.CustomType != nil {
+			continue
+		}
+		buildBlockTypes(lb.NestedObject.Blocks)
+		lb.NestedObject.CustomType = lb.NestedObject.Type()
+		blocks[name] = lb
+	}
+}
+
 func metadataBlock() schema.ListNestedBlock {
 	return schema.ListNestedBlock{
 		MarkdownDescription: "Standard object metadata. The object is cluster-scoped, so it has no namespace.",
