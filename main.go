@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -18,11 +19,28 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	quietSDKLogs()
 	opts := providerserver.ServeOpts{
 		Address: "registry.terraform.io/seed-a73d233f/admission",
 		Debug:   debug,
 	}
 	if err := providerserver.Serve(context.Background(), provider.New(version), opts); err != nil {
 		log.Fatal(err.Error())
+	}
+}
+
+// quietSDKLogs turns off the plugin SDK's own logs when Terraform logs
+// nothing from providers (neither TF_LOG nor TF_LOG_PROVIDER is set): the SDK
+// otherwise logs every request at trace level to Terraform, which parses each
+// line and drops it, some hundreds of megabytes for a plan of a few hundred
+// objects. A level the user set for one of them is kept.
+func quietSDKLogs() {
+	if os.Getenv("TF_LOG") != "" || os.Getenv("TF_LOG_PROVIDER") != "" {
+		return
+	}
+	for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"} {
+		if _, set := os.LookupEnv(name); !set {
+			_ = os.Setenv(name, "OFF")
+		}
 	}
 }
