@@ -5,6 +5,7 @@ import (
 	"flag"
 	"log"
 	"os"
+	"runtime/debug"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -20,6 +21,7 @@ func main() {
 	flag.Parse()
 
 	quietSDKLogs()
+	limitMemory()
 	opts := providerserver.ServeOpts{
 		Address: "registry.terraform.io/seed-a73d233f/admission",
 		Debug:   debug,
@@ -42,5 +44,18 @@ func quietSDKLogs() {
 		if _, set := os.LookupEnv(name); !set {
 			_ = os.Setenv(name, "OFF")
 		}
+	}
+}
+
+// memoryLimit is the provider's soft memory limit unless GOMEMLIMIT sets one.
+// What the provider keeps is small (its schema and the CEL environment); the
+// rest is the data of the requests Terraform sends in parallel, and without a
+// limit the garbage collector lets the heap grow to twice what is live. Near
+// the limit it collects sooner; it never fails for want of memory.
+const memoryLimit = 96 << 20
+
+func limitMemory() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(memoryLimit)
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"os"
+	"runtime/debug"
 	"testing"
 )
 
@@ -46,5 +48,24 @@ func TestQuietSDKLogs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLimitMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+
+	unsetForTest(t, "GOMEMLIMIT")
+	debug.SetMemoryLimit(math.MaxInt64)
+	limitMemory()
+	if got := debug.SetMemoryLimit(-1); got != memoryLimit {
+		t.Errorf("limit = %d, want %d", got, memoryLimit)
+	}
+
+	t.Setenv("GOMEMLIMIT", "1GiB") // the user's limit, applied by the runtime at start
+	debug.SetMemoryLimit(1 << 30)
+	limitMemory()
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("limit = %d with GOMEMLIMIT set, want it left at 1 GiB", got)
 	}
 }
