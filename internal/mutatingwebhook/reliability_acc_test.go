@@ -69,12 +69,19 @@ func proxiedProvider(t *testing.T, p *faultproxy.Proxy, extra ...string) string 
 // timeoutSeconds (changing it makes an update) and a timeouts block.
 func proxiedConfig(t *testing.T, p *faultproxy.Proxy, name string, timeoutSeconds int, timeouts string) string {
 	t.Helper()
+	return proxiedProvider(t, p) + resourceBlock(t, name, timeoutSeconds, timeouts)
+}
+
+// resourceBlock is the resource of minimalConfig, without a provider block,
+// with the webhook's timeoutSeconds and a timeouts block.
+func resourceBlock(t *testing.T, name string, timeoutSeconds int, timeouts string) string {
+	t.Helper()
 	res := strings.TrimPrefix(minimalConfig(t, name), acctest.ProviderBlock(t))
 	res = replaceOnce(res, `side_effects              = "None"`, fmt.Sprintf("side_effects              = \"None\"\n    timeout_seconds           = %d", timeoutSeconds))
 	if timeouts != "" {
 		res = replaceOnce(res, "  webhook {", "  timeouts {\n    "+timeouts+"\n  }\n  webhook {")
 	}
-	return proxiedProvider(t, p) + res
+	return res
 }
 
 func objectPath(name string) string { return "/mutatingwebhookconfigurations/" + name }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,15 +36,12 @@ func TestAccReliabilityAPIServerRestarted(t *testing.T) {
 	}
 	name := randomName()
 	config := func(timeoutSeconds int, timeouts string) string {
-		res := strings.TrimPrefix(minimalConfig(t, name), acctest.ProviderBlock(t))
-		res = replaceOnce(res, `side_effects              = "None"`, fmt.Sprintf("side_effects              = \"None\"\n    timeout_seconds           = %d", timeoutSeconds))
-		res = replaceOnce(res, "  webhook {", "  timeouts {\n    "+timeouts+"\n  }\n  webhook {")
 		return fmt.Sprintf(`provider "admission" {
   host                   = %q
   token                  = %q
   cluster_ca_certificate = %q
 }
-`, cp.Host, cp.AdminToken, cp.CAPEM) + res
+`, cp.Host, cp.AdminToken, cp.CAPEM) + resourceBlock(t, name, timeoutSeconds, timeouts)
 	}
 	onServer := func(timeoutSeconds int32) resource.TestCheckFunc {
 		return func(s *terraform.State) error {

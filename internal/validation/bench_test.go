@@ -20,14 +20,7 @@ func realisticConditions(n, salt int) []admissionregistrationv1.MatchCondition {
 		`object.metadata.name.startsWith("app-%d") || request.operation == "DELETE"`,
 		`request.resource.group != "example-%d.com" && request.dryRun != true`,
 	}
-	out := make([]admissionregistrationv1.MatchCondition, n)
-	for i := range out {
-		out[i] = admissionregistrationv1.MatchCondition{
-			Name:       fmt.Sprintf("condition-%d", i),
-			Expression: fmt.Sprintf(forms[i%len(forms)], salt*1000+i),
-		}
-	}
-	return out
+	return fillConditions(forms, n, salt)
 }
 
 // unshapedConditions returns n match conditions like realisticConditions, but each with an
@@ -42,6 +35,12 @@ func unshapedConditions(n, salt int) []admissionregistrationv1.MatchCondition {
 		`object.metadata.name.startsWith("app") || object.spec.replicas == %d`,
 		`request.resource.group != "example.com" && object.metadata.generation != %d`,
 	}
+	return fillConditions(forms, n, salt)
+}
+
+// fillConditions returns n match conditions cycling through forms, each with the number
+// salt*1000+i written into it.
+func fillConditions(forms []string, n, salt int) []admissionregistrationv1.MatchCondition {
 	out := make([]admissionregistrationv1.MatchCondition, n)
 	for i := range out {
 		out[i] = admissionregistrationv1.MatchCondition{
