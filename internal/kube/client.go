@@ -1,17 +1,9 @@
 package kube
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 	"k8s.io/client-go/rest"
 )
@@ -87,98 +79,6 @@ func NotReady(reason error) *Client { return &Client{notReady: reason} }
 
 // Ready reports whether the client can make requests, and if not, why.
 func (c *Client) Ready() error { return c.notReady }
-
-func (c *Client) webhooks() admissionregistrationv1client.MutatingWebhookConfigurationInterface {
-	return c.api.MutatingWebhookConfigurations()
-}
-
-// GetMutatingWebhookConfiguration reads one object. A missing object is
-// reported as (nil, nil).
-func (c *Client) GetMutatingWebhookConfiguration(ctx context.Context, name string) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	if c.notReady != nil {
-		return nil, c.notReady
-	}
-	var obj *admissionregistrationv1.MutatingWebhookConfiguration
-	err := c.retry(ctx, func(ctx context.Context) (err error) {
-		obj, err = c.webhooks().Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return obj, err
-}
-
-// ListMutatingWebhookConfigurations lists objects matching a label selector.
-func (c *Client) ListMutatingWebhookConfigurations(ctx context.Context, labelSelector string) ([]admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	if c.notReady != nil {
-		return nil, c.notReady
-	}
-	var list *admissionregistrationv1.MutatingWebhookConfigurationList
-	err := c.retry(ctx, func(ctx context.Context) (err error) {
-		list, err = c.webhooks().List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return list.Items, nil
-}
-
-// ApplyMutatingWebhookConfiguration writes the fields in ac with server-side
-// apply under the client's field manager. With dryRun the server validates and
-// defaults the object but stores nothing.
-func (c *Client) ApplyMutatingWebhookConfiguration(ctx context.Context, ac *admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration, dryRun bool) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	if c.notReady != nil {
-		return nil, c.notReady
-	}
-	opts := metav1.ApplyOptions{FieldManager: c.FieldManager, Force: c.ForceConflicts}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	var obj *admissionregistrationv1.MutatingWebhookConfiguration
-	err := c.retry(ctx, func(ctx context.Context) (err error) {
-		obj, err = c.webhooks().Apply(ctx, ac, opts)
-		return err
-	})
-	return obj, err
-}
-
-// ApplyMutatingWebhookConfigurationForced is ApplyMutatingWebhookConfiguration
-// taking over the fields other managers own.
-func (c *Client) ApplyMutatingWebhookConfigurationForced(ctx context.Context, ac *admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration, dryRun bool) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	forced := *c
-	forced.ForceConflicts = true
-	return forced.ApplyMutatingWebhookConfiguration(ctx, ac, dryRun)
-}
-
-// DeleteMutatingWebhookConfiguration deletes the object and waits until it is
-// gone. A missing object is not an error.
-func (c *Client) DeleteMutatingWebhookConfiguration(ctx context.Context, name string) error {
-	if c.notReady != nil {
-		return c.notReady
-	}
-	err := c.retry(ctx, func(ctx context.Context) error {
-		return c.webhooks().Delete(ctx, name, metav1.DeleteOptions{})
-	})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		obj, err := c.GetMutatingWebhookConfiguration(ctx, name)
-		return obj == nil && err == nil, err
-	})
-	if err != nil {
-		if obj, getErr := c.webhooks().Get(context.WithoutCancel(ctx), name, metav1.GetOptions{}); getErr == nil && len(obj.Finalizers) > 0 {
-			return fmt.Errorf("%q is marked for deletion but still has finalizers %v; it is deleted once whoever owns them removes them: %w", name, obj.Finalizers, err)
-		}
-		return fmt.Errorf("waiting for %q to be deleted: %w", name, err)
-	}
-	return nil
-}
 
 // ErrNotReady is wrapped by the reason of a client that cannot be used yet.
 var ErrNotReady = errors.New("the provider configuration is not known yet")

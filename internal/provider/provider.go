@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/mutatingwebhook"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
 
 // New returns a constructor of the provider at the given version.
@@ -172,16 +172,11 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 }
 
 func (p *admissionProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		mutatingwebhook.NewResource,
-	}
+	return webhook.Resources()
 }
 
 func (p *admissionProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		mutatingwebhook.NewDataSource,
-		mutatingwebhook.NewListDataSource,
-	}
+	return webhook.DataSources()
 }
 
 // unknownSetting names a connection setting whose value is not known yet.

@@ -724,7 +724,7 @@ data "admission_mutating_webhook_configurations" "all" {}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.ListMutatingWebhookConfigurations(ctx, ""); err != nil {
+	if _, err := kube.For(c, kube.MutatingWebhookConfigurations).List(ctx, ""); err != nil {
 		t.Fatalf("list with insecure = true: %v", err)
 	}
 
@@ -738,7 +738,7 @@ data "admission_mutating_webhook_configurations" "all" {}
 		t.Fatalf("Configure without insecure: %v", resp.Diagnostics)
 	}
 	start := time.Now()
-	if _, err := c.ListMutatingWebhookConfigurations(ctx, ""); err == nil || !strings.Contains(err.Error(), "x509") {
+	if _, err := kube.For(c, kube.MutatingWebhookConfigurations).List(ctx, ""); err == nil || !strings.Contains(err.Error(), "x509") {
 		t.Fatalf("without insecure and without the CA: want an x509 error, got %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

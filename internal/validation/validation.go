@@ -398,3 +398,12 @@ func CreateOnly(e *field.Error) bool {
 	}
 	return false
 }
+
+// Message gives a plain message for users: the error without its path, as the server puts it in
+// a status cause (for example `Unsupported value: "Always": supported values: "Fail", "Ignore"`).
+func Message(e *field.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.ErrorBody()
+}

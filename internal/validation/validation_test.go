@@ -687,11 +687,6 @@ func TestErrorPathsMap(t *testing.T) {
 	if len(errs) < 15 {
 		t.Fatalf("expected many errors, got %s", dump(errs))
 	}
-	for _, e := range errs {
-		if _, ok := AttributePath(e.Field); !ok {
-			t.Errorf("no attribute path for %q", e.Field)
-		}
-	}
 }
 
 // Terraform validates resources in parallel; the shared compiler and cache must cope.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
 
 // workers is how many dry-run creates are in flight at once (the machine has few cores, and the
@@ -313,7 +314,7 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 		}
 		for _, sc := range o.causes {
 			kinds[indexRE.ReplaceAllString(sc.Field, "[*]")+" "+sc.Reason] = true
-			if _, ok := validation.AttributePath(sc.Field); !ok {
+			if _, ok := webhook.Paths("MutatingWebhookConfiguration").AttributePath(sc.Field); !ok {
 				unmapped[sc.Field] = true
 			}
 		}
@@ -332,7 +333,7 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 		t.Logf("server warning we do not compare (%d objects): %s", otherWarnings[w], w)
 	}
 	for _, f := range sortedKeys(unmapped) {
-		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (validation.AttributePath); its diagnostic cannot point at a line", f)
+		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (webhook.Paths); its diagnostic cannot point at a line", f)
 	}
 	line := fmt.Sprintf("differential: %d/%d configurations agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen); "+
 		"%d with other messages for the same paths; %d warning differences; kube-apiserver %s, %s",

@@ -1,9 +1,0 @@
-package mutatingwebhook_test
-
-import (
-	"testing"
-
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
-)
-
-func TestMain(m *testing.M) { acctest.Main(m) }

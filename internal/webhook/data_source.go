@@ -1,0 +1,160 @@
+package webhook
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+)
+
+// DataSources are the data sources of this family: per kind, one object by
+// name (admission_<kind>) and the objects matching a label selector
+// (admission_<kind>s).
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		func() datasource.DataSource { return &webhookDataSource[mutatingHook]{kind: mutating} },
+		func() datasource.DataSource { return &webhookListDataSource[mutatingHook]{kind: mutating} },
+		func() datasource.DataSource { return &webhookDataSource[webhookModel]{kind: validating} },
+		func() datasource.DataSource { return &webhookListDataSource[webhookModel]{kind: validating} },
+	}
+}
+
+type webhookDataSource[H hook] struct {
+	kind   *kind[H]
+	client clientHolder
+}
+
+type webhookListDataSource[H hook] struct {
+	kind   *kind[H]
+	client clientHolder
+}
+
+type dataSourceModel[H hook] struct {
+	Name types.String `tfsdk:"name"`
+	objectModel[H]
+	Timeouts dstimeouts.Value `tfsdk:"timeouts"`
+}
+
+type listDataSourceModel[H hook] struct {
+	LabelSelector types.String     `tfsdk:"label_selector"`
+	ID            types.String     `tfsdk:"id"`
+	Items         []objectModel[H] `tfsdk:"items"`
+	Timeouts      dstimeouts.Value `tfsdk:"timeouts"`
+}
+
+func (d *webhookDataSource[H]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.kind.typeName
+}
+
+func (d *webhookDataSource[H]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := d.kind.objectAttributes()
+	attrs["name"] = dsschema.StringAttribute{Required: true, MarkdownDescription: "Name of the " + d.kind.api.name + " to read."}
+	resp.Schema = dsschema.Schema{
+		MarkdownDescription: "Reads one " + d.kind.api.name + " (`admissionregistration.k8s.io/v1`) by name, with every field as the server stores it, read-only metadata included.",
+		Attributes:          attrs,
+		Blocks:              map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
+	}
+}
+
+func (d *webhookDataSource[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client.set(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *webhookDataSource[H]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg dataSourceModel[H]
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	client := d.client.ready(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := cfg.Name.ValueString()
+	obj, err := d.kind.api.objects(client).get(ctx, name)
+	if err != nil {
+		d.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if obj == nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), d.kind.api.name+" not found",
+			"There is no "+d.kind.api.name+" named "+strconv.Quote(name)+" in the cluster.")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, dataSourceModel[H]{Name: cfg.Name, objectModel: d.kind.flatten(obj, nil), Timeouts: cfg.Timeouts})...)
+}
+
+func (d *webhookListDataSource[H]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.kind.typeName + "s"
+}
+
+func (d *webhookListDataSource[H]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = dsschema.Schema{
+		MarkdownDescription: "Lists " + d.kind.api.name + "s (`admissionregistration.k8s.io/v1`), optionally filtered by a label selector, sorted by name.",
+		Attributes: map[string]dsschema.Attribute{
+			"label_selector": dsschema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Label selector in the `kubectl -l` syntax, such as `app=injector,tier!=test`. All objects when left out.",
+			},
+			"id": dsschema.StringAttribute{Computed: true, MarkdownDescription: "The label selector used (empty for all)."},
+			"items": dsschema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The matching objects.",
+				NestedObject:        dsschema.NestedAttributeObject{Attributes: d.kind.objectAttributes()},
+			},
+		},
+		Blocks: map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
+	}
+}
+
+func (d *webhookListDataSource[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client.set(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *webhookListDataSource[H]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg listDataSourceModel[H]
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	client := d.client.ready(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	selector := cfg.LabelSelector.ValueString()
+	items, err := d.kind.api.objects(client).list(ctx, selector)
+	if err != nil {
+		if apierrors.IsBadRequest(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
+			return
+		}
+		d.kind.addAPIError(&resp.Diagnostics, "list", selector, err)
+		return
+	}
+	cfg.ID = types.StringValue(selector)
+	cfg.Items = make([]objectModel[H], 0, len(items))
+	slices.SortFunc(items, func(a, b configuration) int { return strings.Compare(a.Name, b.Name) })
+	for i := range items {
+		cfg.Items = append(cfg.Items, d.kind.flatten(&items[i], nil))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, cfg)...)
+}
+
+// objectAttributes is the resource's schema turned read-only.
+func (k *kind[H]) objectAttributes() map[string]dsschema.Attribute {
+	s := k.resourceSchema()
+	return tfschema.Computed(s.Attributes, s.Blocks)
+}

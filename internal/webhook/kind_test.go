@@ -1,0 +1,66 @@
+package webhook
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+)
+
+// A ValidatingWebhookConfiguration goes to the core's form and back
+// unchanged, and its apply configuration carries its own kind and every
+// field the core's object has.
+func TestValidatingKindConversion(t *testing.T) {
+	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
+	url, timeout := "https://hooks.example.com/v", int32(7)
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "v.example.com", Labels: map[string]string{"team": "platform"}, ResourceVersion: "12"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "check.v.example.com",
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: []byte("pem")},
+			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"CREATE"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+			MatchConditions:         []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "true"}},
+		}},
+	}
+	core, err := toCore(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if core.Webhooks[0].ReinvocationPolicy != nil || core.Name != v.Name || string(core.Webhooks[0].ClientConfig.CABundle) != "pem" {
+		t.Errorf("core form: %+v", core)
+	}
+	back := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := convertJSON(core, back); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(v, back); d != "" {
+		t.Errorf("validating → core → validating (-want +got):\n%s", d)
+	}
+
+	ac, err := applyConfiguration[admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration](core, validating.api.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ac.Kind != "ValidatingWebhookConfiguration" || *ac.APIVersion != "admissionregistration.k8s.io/v1" || *ac.Name != v.Name {
+		t.Errorf("apply configuration: kind %s, apiVersion %s, name %s", *ac.Kind, *ac.APIVersion, *ac.Name)
+	}
+	if len(ac.Webhooks) != 1 || *ac.Webhooks[0].TimeoutSeconds != 7 || len(ac.Webhooks[0].MatchConditions) != 1 {
+		t.Errorf("apply configuration webhooks: %+v", ac.Webhooks)
+	}
+
+	// The mutating kind's own objects are used as they are.
+	m := &configuration{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
+	if got, _ := toCore(m); got != m {
+		t.Error("toCore copied a MutatingWebhookConfiguration")
+	}
+	mac, err := applyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](m, mutating.api.name)
+	if err != nil || *mac.Kind != "MutatingWebhookConfiguration" {
+		t.Errorf("mutating apply configuration: %v, %v", mac, err)
+	}
+}

@@ -1,0 +1,65 @@
+package webhook
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+)
+
+// resourceState is the resource's configuration, plan and state: the object
+// and the operation timeouts.
+type resourceState[H hook] struct {
+	objectModel[H]
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// objectModel is the object: what the resource and the data sources hold.
+// Blocks are slices, so an absent block is an empty slice.
+type objectModel[H hook] struct {
+	ID       types.String     `tfsdk:"id"`
+	Metadata []metadata.Model `tfsdk:"metadata"`
+	Webhook  []H              `tfsdk:"webhook"`
+}
+
+// hook is the model of one webhook block of a kind: the fields that every
+// webhook has, and what the kind adds.
+type hook interface {
+	base() webhookModel
+	// reinvocation is the reinvocation policy, which only mutating webhooks
+	// have; null for the others.
+	reinvocation() types.String
+}
+
+// webhookModel is a webhook block with the fields of both kinds; on its own
+// it is the webhook of a ValidatingWebhookConfiguration.
+type webhookModel struct {
+	Name                    types.String              `tfsdk:"name"`
+	AdmissionReviewVersions types.List                `tfsdk:"admission_review_versions"`
+	SideEffects             types.String              `tfsdk:"side_effects"`
+	FailurePolicy           types.String              `tfsdk:"failure_policy"`
+	MatchPolicy             types.String              `tfsdk:"match_policy"`
+	TimeoutSeconds          types.Int64               `tfsdk:"timeout_seconds"`
+	ClientConfig            []clientConfigModel       `tfsdk:"client_config"`
+	Rule                    []matching.RuleModel      `tfsdk:"rule"`
+	NamespaceSelector       []matching.SelectorModel  `tfsdk:"namespace_selector"`
+	ObjectSelector          []matching.SelectorModel  `tfsdk:"object_selector"`
+	MatchConditions         []matching.ConditionModel `tfsdk:"match_conditions"`
+}
+
+func (w webhookModel) base() webhookModel       { return w }
+func (webhookModel) reinvocation() types.String { return types.StringNull() }
+
+type clientConfigModel struct {
+	URL      types.String   `tfsdk:"url"`
+	CABundle types.String   `tfsdk:"ca_bundle"`
+	Service  []serviceModel `tfsdk:"service"`
+}
+
+type serviceModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+	Path      types.String `tfsdk:"path"`
+	Port      types.Int64  `tfsdk:"port"`
+}

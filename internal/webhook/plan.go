@@ -1,0 +1,117 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// dryRunTimeout bounds the checks that ModifyPlan makes against the cluster.
+const dryRunTimeout = 20 * time.Second
+
+// ModifyPlan checks the planned object with the API server (a dry-run
+// apply) when it can be reached, so that what only the live cluster knows
+// fails the plan rather than the apply.
+func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, cfg resourceState[H]
+	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
+		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
+		return
+	}
+	exp := expand(cfg.objectModel)
+	if req.State.Raw.IsNull() {
+		// A new object: the rules the server enforces only on a create
+		// hold for certain (ValidateConfig left them out).
+		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
+			func(e *field.Error) bool { return !validation.CreateOnly(e) })
+		if r.kind.addFieldErrors(&resp.Diagnostics, createOnly, &exp); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
+		return
+	}
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		// Nothing will be written: a no-change plan costs no request
+		// beyond the refresh.
+		return
+	}
+	if len(exp.Unknown) > 0 {
+		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
+		return
+	}
+	name := plan.Metadata[0].Name.ValueString()
+
+	// A plan waits for the dry run only briefly: an unreachable cluster
+	// must not hold it for the whole read timeout.
+	limit, diags := plan.Timeouts.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, min(limit, dryRunTimeout))
+	defer cancel()
+
+	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
+	switch {
+	case err == nil, errors.Is(err, errConflictReported):
+	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
+		// A verdict on the object: the apply would fail the same way.
+		r.kind.addAPIError(&resp.Diagnostics, "apply", name, err)
+	default:
+		// Unreachable, forbidden, or another failure that says nothing
+		// about the object: the plan goes on, and the apply will tell.
+		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
+	}
+}
+
+// caBundlePlanModifier plans ca_bundle when the configuration leaves it out:
+// the value another controller injected stays as it is, while one that
+// Terraform set before and no longer sets is planned as unknown, since the
+// apply removes it.
+type caBundlePlanModifier struct{}
+
+func (caBundlePlanModifier) Description(context.Context) string {
+	return "Keeps a ca_bundle injected by another controller; plans one Terraform stops setting as unknown."
+}
+
+func (m caBundlePlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (caBundlePlanModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() || req.StateValue.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	// req.Path is webhook[i].client_config[0].ca_bundle.
+	webhookPath := req.Path.ParentPath().ParentPath().ParentPath()
+	var planName, stateName types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, webhookPath.AtName("name"), &planName)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, webhookPath.AtName("name"), &stateName)...)
+	if resp.Diagnostics.HasError() || !planName.Equal(stateName) {
+		return
+	}
+	data, diags := req.Private.GetKey(ctx, caBundleKey)
+	resp.Diagnostics.Append(diags...)
+	var managed []string
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &managed); err != nil {
+			return
+		}
+	}
+	if slices.Contains(managed, planName.ValueString()) {
+		return
+	}
+	resp.PlanValue = req.StateValue
+}

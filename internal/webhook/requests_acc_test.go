@@ -1,0 +1,96 @@
+package webhook_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/faultproxy"
+)
+
+// The requests each run costs, counted at a proxy in front of the API
+// server: a no-change plan only reads the object (no dry run, no write, no
+// discovery); a change writes it once, after one dry run per plan
+// (terraform apply plans each change once more just before applying it).
+func TestAccRequestBudget(t *testing.T) {
+	p := startFaultProxy(t)
+	name := randomName()
+	removeLeftover(t, name)
+	// budget checks what the previous step sent, then starts counting anew.
+	budget := func(what string, check func(rs []faultproxy.Record) string) func() {
+		return func() {
+			rs := p.Records()
+			var seen []string
+			for _, r := range rs {
+				seen = append(seen, r.Method+" "+r.Path+"?"+r.Query)
+				if !strings.HasSuffix(r.Path, objectPath(name)) {
+					t.Errorf("%s: a request for something other than the object (discovery?): %s %s", what, r.Method, r.Path)
+				}
+			}
+			if msg := check(rs); msg != "" {
+				t.Errorf("%s: %s; requests:\n  %s", what, msg, strings.Join(seen, "\n  "))
+			}
+			t.Logf("figures: %-34s %d requests: %d GET, %d dry runs, %d writes", what, len(rs),
+				count(rs, isGet), count(rs, isDryRun), count(rs, isWrite))
+			p.ResetRecords()
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: proxiedConfig(t, p, name, 10, "")},
+			{
+				PreConfig: budget("create step", func(rs []faultproxy.Record) string {
+					if n := count(rs, isWrite); n != 1 {
+						return "want exactly 1 write"
+					}
+					return ""
+				}),
+				Config:   proxiedConfig(t, p, name, 10, ""),
+				PlanOnly: true,
+			},
+			{
+				PreConfig: budget("no-change plan step", func(rs []faultproxy.Record) string {
+					if len(rs) == 0 || count(rs, isGet) != len(rs) {
+						return "want GETs of the object and nothing else"
+					}
+					return ""
+				}),
+				Config: proxiedConfig(t, p, name, 11, ""),
+			},
+			{
+				PreConfig: budget("update step", func(rs []faultproxy.Record) string {
+					if n := count(rs, isWrite); n != 1 {
+						return "want exactly 1 write"
+					}
+					if n := count(rs, isDryRun); n > 2 {
+						return "want at most 2 dry runs (the plan, and the plan terraform apply makes again)"
+					}
+					return ""
+				}),
+				Config:   proxiedConfig(t, p, name, 11, ""),
+				PlanOnly: true,
+			},
+		},
+	})
+}
+
+func count(rs []faultproxy.Record, match func(faultproxy.Record) bool) int {
+	n := 0
+	for _, r := range rs {
+		if match(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func isGet(r faultproxy.Record) bool { return r.Method == http.MethodGet }
+
+func isDryRun(r faultproxy.Record) bool { return strings.Contains(r.Query, "dryRun") }
+
+func isWrite(r faultproxy.Record) bool { return r.Method != http.MethodGet && !isDryRun(r) }

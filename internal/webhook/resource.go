@@ -1,0 +1,345 @@
+// Package webhook is the webhook configuration family: the resources
+// admission_mutating_webhook_configuration and
+// admission_validating_webhook_configuration and their data sources, written
+// once over a small description of each kind (mutating.go, validating.go).
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// Resources are the resources of this family.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{
+		func() resource.Resource { return &webhookResource[mutatingHook]{kind: mutating} },
+		func() resource.Resource { return &webhookResource[webhookModel]{kind: validating} },
+	}
+}
+
+type webhookResource[H hook] struct {
+	kind *kind[H]
+	clientHolder
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*webhookResource[webhookModel])(nil)
+	_ resource.ResourceWithImportState    = (*webhookResource[webhookModel])(nil)
+	_ resource.ResourceWithModifyPlan     = (*webhookResource[webhookModel])(nil)
+	_ resource.ResourceWithValidateConfig = (*webhookResource[webhookModel])(nil)
+	_ resource.ResourceWithIdentity       = (*webhookResource[webhookModel])(nil)
+	_ resource.ResourceWithMoveState      = (*webhookResource[webhookModel])(nil)
+)
+
+type identityModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *webhookResource[H]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + r.kind.typeName
+}
+
+func (r *webhookResource[H]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = withTimeouts(ctx, r.kind.resourceSchema())
+	tfschema.BuildBlockTypes(resp.Schema.Blocks)
+}
+
+func (r *webhookResource[H]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"name": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "Name of the " + r.kind.api.name + ".",
+			},
+		},
+	}
+}
+
+func (r *webhookResource[H]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.set(req.ProviderData, &resp.Diagnostics)
+}
+
+func (k *kind[H]) alreadyExists(name string) string {
+	return fmt.Sprintf("A %s named %q already exists in the cluster, so Terraform will not take it over silently. "+
+		"To manage it with Terraform, import it:\n\n  terraform import admission_%s.<resource name> %s\n\n"+
+		"or add an import block with id = %q. Otherwise choose another name.", k.api.name, name, k.typeName, name, name)
+}
+
+// clientFrom takes the provider's client, checking its type.
+func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
+	if data == nil {
+		return nil // not configured yet (validation)
+	}
+	c, ok := data.(*kube.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *kube.Client, got %T. This is a bug in the provider.", data))
+		return nil
+	}
+	return c
+}
+
+// ValidateConfig runs the server's rules offline, so that `terraform
+// validate` and every plan fail where the API server would. Rules the
+// server enforces only on a create wait for ModifyPlan, which knows whether
+// the object is new.
+func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg resourceState[H]
+	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
+		// A whole block list is unknown (a dynamic block over values known
+		// only at apply): nothing can be judged yet.
+		tflog.Debug(ctx, "skipping validation: configuration not known yet")
+		return
+	}
+	exp := expand(cfg.objectModel)
+	obj := validation.Default(exp.Object)
+	r.kind.addFieldErrors(&resp.Diagnostics, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly), &exp)
+	r.kind.addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
+}
+
+func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan, cfg resourceState[H]
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Create, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := plan.Metadata[0].Name.ValueString()
+
+	existing, err := r.objects().get(ctx, name)
+	if err != nil {
+		r.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if existing != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+			r.kind.api.name+" already exists", r.kind.alreadyExists(name))
+		return
+	}
+
+	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
+	if err != nil {
+		r.kind.addAPIError(&resp.Diagnostics, "create", name, err)
+		if kube.MayHaveWritten(err) {
+			keepUnconfirmed(ctx, req.Plan, name, cfg, resp)
+		}
+		return
+	}
+	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+// keepUnconfirmed records a create whose request may have reached the server
+// although no answer came back: the planned object, with the values only the
+// server knows left empty. Terraform keeps it as tainted beside the error, so
+// the next run reads what the server has and replaces it, instead of finding
+// an object it does not know about.
+func keepUnconfirmed[H hook](ctx context.Context, plan tfsdk.Plan, name string, cfg resourceState[H], resp *resource.CreateResponse) {
+	raw, err := tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
+		return
+	}
+	resp.State.Raw = raw
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	recordOwnership(ctx, cfg, name, resp.Private, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state resourceState[H]
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.c == nil || r.c.Ready() != nil {
+		// The connection is not known until apply; keep the state as it is.
+		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
+		return
+	}
+	name := state.ID.ValueString()
+	if name == "" && len(state.Metadata) > 0 {
+		name = state.Metadata[0].Name.ValueString()
+	}
+	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Read, defaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	obj, err := r.objects().get(ctx, name)
+	if err != nil {
+		r.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if obj == nil {
+		tflog.Warn(ctx, r.kind.api.name+" is gone; removing it from state", map[string]any{"name": name})
+		resp.State.RemoveResource(ctx)
+		// Terraform 1.11 wants an identity even for a removed resource.
+		setIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})...)
+	setIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
+}
+
+func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, cfg resourceState[H]
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Update, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
+	if err != nil {
+		r.kind.addAPIError(&resp.Diagnostics, "update", plan.Metadata[0].Name.ValueString(), err)
+		return
+	}
+	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *webhookResource[H]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state resourceState[H]
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Delete, defaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	if err := r.objects().delete(ctx, name); err != nil {
+		r.kind.addAPIError(&resp.Diagnostics, "delete", name, err)
+	}
+}
+
+func (r *webhookResource[H]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := req.ID
+	if name == "" && req.Identity != nil {
+		var id identityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &id)...)
+		name = id.Name.ValueString()
+	}
+	if name == "" {
+		resp.Diagnostics.AddError("Missing name", "Import a "+r.kind.api.name+" by its name, for example: terraform import admission_"+r.kind.typeName+".example my-webhooks")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+}
+
+// objects are the API calls on objects of the resource's kind.
+func (r *webhookResource[H]) objects() objects { return r.kind.api.objects(r.c) }
+
+// apply writes the planned object with server-side apply (or checks it with
+// a dry run) and returns what the server stored, or the server's error.
+// Field conflicts are resolved or explained on diags.
+func (r *webhookResource[H]) apply(ctx context.Context, plan, cfg objectModel[H], dryRun bool, diags *diag.Diagnostics) (*configuration, error) {
+	obj := expand(plan).Object
+	leaveUnsetCABundles(obj, cfg)
+	stored, err := r.objects().apply(ctx, obj, dryRun, false)
+	if conflicts := fieldConflicts(err); len(conflicts) > 0 {
+		return r.resolveConflicts(ctx, obj, dryRun, conflicts, diags)
+	}
+	return stored, err
+}
+
+// leaveUnsetCABundles drops the caBundle of each webhook whose configuration
+// leaves it out, so that it stays with whoever injects it.
+func leaveUnsetCABundles[H hook](obj *configuration, cfg objectModel[H]) {
+	for i := range obj.Webhooks {
+		if i >= len(cfg.Webhook) || !setsCABundle(cfg.Webhook[i]) {
+			obj.Webhooks[i].ClientConfig.CABundle = nil
+		}
+	}
+}
+
+// setsCABundle reports whether a webhook's configuration sets its caBundle.
+func setsCABundle(h hook) bool {
+	cc := h.base().ClientConfig
+	return len(cc) > 0 && !cc[0].CABundle.IsNull()
+}
+
+// caBundleKey is the private state key that lists the webhooks whose
+// ca_bundle the configuration sets (and so Terraform owns).
+const caBundleKey = "ca_bundle_managed"
+
+// privateData is the resource's private state in a response.
+type privateData interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// saveState records what the server stored after a write.
+func (r *webhookResource[H]) saveState(ctx context.Context, obj *configuration, plan, cfg resourceState[H],
+	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	diags.Append(state.Set(ctx, resourceState[H]{r.kind.flatten(obj, &plan.objectModel), plan.Timeouts})...)
+	recordOwnership(ctx, cfg, obj.Name, private, identity, diags)
+}
+
+// recordOwnership keeps, beside the state, which webhooks' caBundle the
+// configuration sets (the others belong to whoever injects them), and the
+// resource identity.
+func recordOwnership[H hook](ctx context.Context, cfg resourceState[H], name string, private privateData, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	managed := []string{}
+	for _, w := range cfg.Webhook {
+		if setsCABundle(w) {
+			managed = append(managed, w.base().Name.ValueString())
+		}
+	}
+	data, err := json.Marshal(managed)
+	if err != nil {
+		diags.AddError("Cannot record ca_bundle ownership", err.Error())
+		return
+	}
+	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
+	setIdentity(ctx, identity, name, diags)
+}
+
+// Operation timeouts when the timeouts block leaves them out. A write
+// includes waiting for a deletion to finish (finalizers).
+const (
+	defaultReadTimeout  = 2 * time.Minute
+	defaultWriteTimeout = 5 * time.Minute
+)
+
+// withTimeout bounds an operation by its timeout from the timeouts block.
+func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
+	d, diags := get(ctx, def)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, diags
+}
+
+// setIdentity records the resource identity, where Terraform supports it.
+func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, name string, diags *diag.Diagnostics) {
+	if identity != nil {
+		diags.Append(identity.Set(ctx, identityModel{Name: types.StringValue(name)})...)
+	}
+}

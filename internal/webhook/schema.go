@@ -1,0 +1,144 @@
+package webhook
+
+import (
+	"context"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+)
+
+// Server defaults (admissionregistration.k8s.io/v1), shown in the plan so that
+// what Terraform plans is what the server stores.
+const (
+	defaultFailurePolicy  = string(admissionregistrationv1.Fail)
+	defaultMatchPolicy    = string(admissionregistrationv1.Equivalent)
+	defaultTimeoutSeconds = 10
+	defaultServicePort    = 443
+)
+
+// resourceSchema is the kind's resource schema, without timeouts. Its block
+// layout and names are those of hashicorp/kubernetes'
+// kubernetes_<kind>_v1 resources.
+func (k *kind[H]) resourceSchema() schema.Schema {
+	return schema.Schema{
+		Version: 0,
+		MarkdownDescription: "A `" + k.api.name + "` (`admissionregistration.k8s.io/v1`): the webhooks the API server " +
+			"calls to " + k.does + ". Written with server-side apply, so Terraform owns exactly the fields in the " +
+			"configuration; fields set by others (such as a `ca_bundle` injected by cert-manager) are left to them.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The object's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"metadata": metadata.Block("the webhooks"),
+			"webhook":  k.webhookBlock(),
+		},
+	}
+}
+
+// withTimeouts adds the timeouts block of the resource (not of the data
+// sources, which share the rest of the schema).
+func withTimeouts(ctx context.Context, s schema.Schema) schema.Schema {
+	s.Blocks["timeouts"] = timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+	return s
+}
+
+func (k *kind[H]) webhookBlock() schema.ListNestedBlock {
+	attrs := map[string]schema.Attribute{
+		"name": schema.StringAttribute{
+			Required: true,
+			MarkdownDescription: "Name of the webhook, fully qualified (at least three dot-separated segments, such as " +
+				"`sidecar-injector.example.com`) and unique in this configuration.",
+		},
+		"admission_review_versions": tfschema.StringList("`AdmissionReview` versions the webhook accepts, in order of preference; "+
+			"the API server sends the first it supports. Must include `v1` or `v1beta1`.", true),
+		"side_effects": schema.StringAttribute{
+			Required: true,
+			MarkdownDescription: "Whether calling the webhook has side effects outside the object: `None`, or `NoneOnDryRun` " +
+				"if it has side effects but skips them for dry-run requests.",
+		},
+		"failure_policy": tfschema.Enum("What happens when the webhook cannot be called or answers with an error: `Fail` rejects the request, `Ignore` lets it through.",
+			defaultFailurePolicy, "Fail", "Ignore"),
+		"match_policy": tfschema.Enum("How rules match requests made through another API version or group of the same resource: "+
+			"`Exact` only matches the rules as written; `Equivalent` also sends requests for an equivalent resource, converted to a version the rules name.",
+			defaultMatchPolicy, "Equivalent", "Exact"),
+		"timeout_seconds": schema.Int64Attribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             int64default.StaticInt64(defaultTimeoutSeconds),
+			MarkdownDescription: "Seconds to wait for the webhook's answer, from 1 to 30; after that, `failure_policy` applies. Default: `10`.",
+		},
+	}
+	maps.Copy(attrs, k.hookAttributes)
+	return schema.ListNestedBlock{
+		MarkdownDescription: "A webhook the API server calls, with the requests it applies to. Webhooks are called in the order given.",
+		NestedObject: schema.NestedBlockObject{
+			Attributes: attrs,
+			Blocks: map[string]schema.Block{
+				"client_config": clientConfigBlock(),
+				"rule": schema.ListNestedBlock{
+					MarkdownDescription: "Operations on resources the webhook applies to. It applies to a request that matches any rule; with no rule it applies to none.",
+					NestedObject:        schema.NestedBlockObject{Attributes: matching.RuleAttributes()},
+				},
+				"namespace_selector": matching.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
+				"object_selector":    matching.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
+				"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). " +
+					"An error in a condition is handled by `failure_policy`."),
+			},
+		},
+	}
+}
+
+func clientConfigBlock() schema.ListNestedBlock {
+	return schema.ListNestedBlock{
+		MarkdownDescription: "How to reach the webhook: exactly one of `url` and `service`.",
+		Validators:          tfschema.ExactlyOne(),
+		NestedObject: schema.NestedBlockObject{
+			Attributes: map[string]schema.Attribute{
+				"url": schema.StringAttribute{
+					Optional: true,
+					MarkdownDescription: "Where the webhook runs outside the cluster, as `https://host[:port][/path]`; no user information, " +
+						"query or fragment.",
+				},
+				"ca_bundle": schema.StringAttribute{
+					Optional: true,
+					Computed: true,
+					MarkdownDescription: "PEM certificates that sign the webhook's serving certificate; the API server's trust roots when empty. " +
+						"Leave it out when another controller (such as cert-manager's CA injector) fills it: its value is then read but never changed.",
+					PlanModifiers: []planmodifier.String{caBundlePlanModifier{}},
+				},
+			},
+			Blocks: map[string]schema.Block{
+				"service": schema.ListNestedBlock{
+					MarkdownDescription: "The Kubernetes service in front of the webhook. The API server connects over HTTPS.",
+					Validators:          tfschema.MaxOne(),
+					NestedObject: schema.NestedBlockObject{
+						Attributes: map[string]schema.Attribute{
+							"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace of the service."},
+							"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the service."},
+							"path":      schema.StringAttribute{Optional: true, MarkdownDescription: "URL path the API server sends requests to, such as `/mutate`."},
+							"port": schema.Int64Attribute{
+								Optional:            true,
+								Computed:            true,
+								Default:             int64default.StaticInt64(defaultServicePort),
+								MarkdownDescription: "Port of the service, from 1 to 65535. Default: `443`.",
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
