@@ -150,8 +150,9 @@ func orDefault(v *types.String, def string) {
 
 func orZero(v *types.String) { orDefault(v, "") }
 
-// set is the value of an optional string: unset when null, unknown or empty.
-func set(v types.String) *string {
+// optional is the value of an optional string: unset when null, unknown or
+// empty.
+func optional(v types.String) *string {
 	if v.IsNull() || v.IsUnknown() || v.ValueString() == "" {
 		return nil
 	}
@@ -178,10 +179,10 @@ func expand(m mutatingModel) *admissionregistrationv1.MutatingWebhookConfigurati
 			Annotations: md.Annotations,
 			Labels:      md.Labels,
 		}
-		if p := set(md.Name); p != nil {
+		if p := optional(md.Name); p != nil {
 			obj.Name = *p
 		}
-		if p := set(md.GenerateName); p != nil {
+		if p := optional(md.GenerateName); p != nil {
 			obj.GenerateName = *p
 		}
 	}
@@ -189,16 +190,16 @@ func expand(m mutatingModel) *admissionregistrationv1.MutatingWebhookConfigurati
 		hook := admissionregistrationv1.MutatingWebhook{
 			Name:                    w.Name.ValueString(),
 			AdmissionReviewVersions: w.AdmissionReviewVersions,
-			FailurePolicy:           (*admissionregistrationv1.FailurePolicyType)(set(w.FailurePolicy)),
-			MatchPolicy:             (*admissionregistrationv1.MatchPolicyType)(set(w.MatchPolicy)),
-			SideEffects:             (*admissionregistrationv1.SideEffectClass)(set(w.SideEffects)),
+			FailurePolicy:           (*admissionregistrationv1.FailurePolicyType)(optional(w.FailurePolicy)),
+			MatchPolicy:             (*admissionregistrationv1.MatchPolicyType)(optional(w.MatchPolicy)),
+			SideEffects:             (*admissionregistrationv1.SideEffectClass)(optional(w.SideEffects)),
 			TimeoutSeconds:          setInt32(w.TimeoutSeconds),
-			ReinvocationPolicy:      (*admissionregistrationv1.ReinvocationPolicyType)(set(w.ReinvocationPolicy)),
+			ReinvocationPolicy:      (*admissionregistrationv1.ReinvocationPolicyType)(optional(w.ReinvocationPolicy)),
 		}
 		if len(w.ClientConfig) > 0 {
 			c := w.ClientConfig[0]
-			hook.ClientConfig.URL = set(c.URL)
-			if p := set(c.CABundle); p != nil {
+			hook.ClientConfig.URL = optional(c.URL)
+			if p := optional(c.CABundle); p != nil {
 				hook.ClientConfig.CABundle = []byte(*p)
 			}
 			if len(c.Service) > 0 {
@@ -206,7 +207,7 @@ func expand(m mutatingModel) *admissionregistrationv1.MutatingWebhookConfigurati
 				hook.ClientConfig.Service = &admissionregistrationv1.ServiceReference{
 					Name:      s.Name.ValueString(),
 					Namespace: s.Namespace.ValueString(),
-					Path:      set(s.Path),
+					Path:      optional(s.Path),
 					Port:      setInt32(s.Port),
 				}
 			}
@@ -219,7 +220,7 @@ func expand(m mutatingModel) *admissionregistrationv1.MutatingWebhookConfigurati
 					APIGroups:   r.APIGroups,
 					APIVersions: r.APIVersions,
 					Resources:   r.Resources,
-					Scope:       (*admissionregistrationv1.ScopeType)(set(r.Scope)),
+					Scope:       (*admissionregistrationv1.ScopeType)(optional(r.Scope)),
 				},
 			}
 			for _, op := range r.Operations {

@@ -54,7 +54,7 @@ type getter func(context.Context, any) diag.Diagnostics
 // setter is tfsdk.Plan.Set or tfsdk.State.Set.
 type setter func(context.Context, any) diag.Diagnostics
 
-func (r *webhookResource) get(ctx context.Context, get getter) (mutatingModel, diag.Diagnostics) {
+func (r *webhookResource) getModel(ctx context.Context, get getter) (mutatingModel, diag.Diagnostics) {
 	if r.mutating {
 		var m mutatingModel
 		diags := get(ctx, &m)
@@ -65,7 +65,7 @@ func (r *webhookResource) get(ctx context.Context, get getter) (mutatingModel, d
 	return v.mutating(), diags
 }
 
-func (r *webhookResource) set(ctx context.Context, set setter, m mutatingModel) diag.Diagnostics {
+func (r *webhookResource) setModel(ctx context.Context, set setter, m mutatingModel) diag.Diagnostics {
 	if r.mutating {
 		return set(ctx, m)
 	}
@@ -73,22 +73,23 @@ func (r *webhookResource) set(ctx context.Context, set setter, m mutatingModel) 
 }
 
 // ModifyPlan plans the defaults of the attributes left out of the
-// configuration, as the plugin SDK v2 does.
+// configuration, as the plugin SDK v2 does. Lists, sets and maps whose
+// values are unknown at plan time are not supported.
 func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	m, diags := r.get(ctx, req.Plan.Get)
+	m, diags := r.getModel(ctx, req.Plan.Get)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	fillDefaults(&m, r.mutating)
-	resp.Diagnostics.Append(r.set(ctx, resp.Plan.Set, m)...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.Plan.Set, m)...)
 }
 
 func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	m, diags := r.get(ctx, req.Plan.Get)
+	m, diags := r.getModel(ctx, req.Plan.Get)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -98,11 +99,11 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot create the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.set(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
 }
 
 func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	m, diags := r.get(ctx, req.State.Get)
+	m, diags := r.getModel(ctx, req.State.Get)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -116,14 +117,14 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddError("Cannot read the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.set(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
 }
 
 // Update writes the whole object again over the one in the cluster.
 func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, diags := r.get(ctx, req.Plan.Get)
+	plan, diags := r.getModel(ctx, req.Plan.Get)
 	resp.Diagnostics.Append(diags...)
-	state, diags := r.get(ctx, req.State.Get)
+	state, diags := r.getModel(ctx, req.State.Get)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -141,11 +142,11 @@ func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddError("Cannot update the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.set(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
 }
 
 func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	m, diags := r.get(ctx, req.State.Get)
+	m, diags := r.getModel(ctx, req.State.Get)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
