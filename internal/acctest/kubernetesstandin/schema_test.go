@@ -1,0 +1,208 @@
+package kubernetesstandin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// fixture is the path of a file of ../shared/fixtures/hashicorp-kubernetes,
+// found from the repository root: the nearest directory up from the test's
+// working directory that holds go.mod.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "..", "shared", "fixtures", "hashicorp-kubernetes", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture of hashicorp/kubernetes: %v (the shared directory must sit next to the repository)", err)
+	}
+	return p
+}
+
+// fixtureSchema is the part of `terraform providers schema -json` output
+// that the fixture holds. Unknown fields fail the decoding, so that a flag
+// the comparison does not know of cannot go unnoticed.
+type fixtureSchema struct {
+	Version uint64        `json:"version"`
+	Block   *fixtureBlock `json:"block"`
+}
+
+type fixtureBlock struct {
+	Attributes map[string]struct {
+		Type      json.RawMessage `json:"type"`
+		Required  bool            `json:"required"`
+		Optional  bool            `json:"optional"`
+		Computed  bool            `json:"computed"`
+		Sensitive bool            `json:"sensitive"`
+	} `json:"attributes"`
+	BlockTypes map[string]struct {
+		NestingMode string        `json:"nesting_mode"`
+		MinItems    int64         `json:"min_items"`
+		MaxItems    int64         `json:"max_items"`
+		Block       *fixtureBlock `json:"block"`
+	} `json:"block_types"`
+}
+
+// Both sides are reduced to one line per attribute and block, by path.
+
+func describeFixture(t *testing.T, s fixtureSchema) map[string]string {
+	out := map[string]string{"": fmt.Sprintf("schema version=%d", s.Version)}
+	var walk func(b *fixtureBlock, prefix string)
+	walk = func(b *fixtureBlock, prefix string) {
+		for name, a := range b.Attributes {
+			var typ bytes.Buffer
+			if err := json.Compact(&typ, a.Type); err != nil {
+				t.Fatalf("type of %s%s: %v", prefix, name, err)
+			}
+			out[prefix+name] = describeAttribute(typ.String(), a.Required, a.Optional, a.Computed, a.Sensitive)
+		}
+		for name, nb := range b.BlockTypes {
+			out[prefix+name] = describeBlock(nb.NestingMode, nb.MinItems, nb.MaxItems)
+			walk(nb.Block, prefix+name+".")
+		}
+	}
+	walk(s.Block, "")
+	return out
+}
+
+func describeServed(t *testing.T, s *tfprotov6.Schema) map[string]string {
+	out := map[string]string{"": fmt.Sprintf("schema version=%d", s.Version)}
+	var walk func(b *tfprotov6.SchemaBlock, prefix string)
+	walk = func(b *tfprotov6.SchemaBlock, prefix string) {
+		for _, a := range b.Attributes {
+			if a.NestedType != nil {
+				t.Errorf("%s%s: nested attribute type, which the plugin SDK v2 cannot have", prefix, a.Name)
+			}
+			typ, err := json.Marshal(a.Type)
+			if err != nil {
+				t.Fatalf("type of %s%s: %v", prefix, a.Name, err)
+			}
+			out[prefix+a.Name] = describeAttribute(string(typ), a.Required, a.Optional, a.Computed, a.Sensitive)
+		}
+		for _, nb := range b.BlockTypes {
+			mode := map[tfprotov6.SchemaNestedBlockNestingMode]string{
+				tfprotov6.SchemaNestedBlockNestingModeList:   "list",
+				tfprotov6.SchemaNestedBlockNestingModeSet:    "set",
+				tfprotov6.SchemaNestedBlockNestingModeSingle: "single",
+				tfprotov6.SchemaNestedBlockNestingModeGroup:  "group",
+				tfprotov6.SchemaNestedBlockNestingModeMap:    "map",
+			}[nb.Nesting]
+			out[prefix+nb.TypeName] = describeBlock(mode, nb.MinItems, nb.MaxItems)
+			walk(nb.Block, prefix+nb.TypeName+".")
+		}
+	}
+	walk(s.Block, "")
+	return out
+}
+
+func describeAttribute(typ string, required, optional, computed, sensitive bool) string {
+	return fmt.Sprintf("attribute type=%s required=%t optional=%t computed=%t sensitive=%t", typ, required, optional, computed, sensitive)
+}
+
+func describeBlock(mode string, minItems, maxItems int64) string {
+	return fmt.Sprintf("block nesting=%s min_items=%d max_items=%d", mode, minItems, maxItems)
+}
+
+// TestSchemasMatchFixture compares the schemas the stand-in serves, as
+// Terraform receives them, with those hashicorp/kubernetes reports.
+func TestSchemasMatchFixture(t *testing.T) {
+	raw, err := os.ReadFile(fixture(t, "schemas.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures struct {
+		ResourceSchemas map[string]json.RawMessage `json:"resource_schemas"`
+	}
+	if err := json.Unmarshal(raw, &fixtures); err != nil {
+		t.Fatalf("schemas.json: %v", err)
+	}
+
+	server, err := ProviderFactories()["kubernetes"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Errorf("GetProviderSchema: %s: %s", d.Summary, d.Detail)
+	}
+
+	served := make([]string, 0, len(resp.ResourceSchemas))
+	for name := range resp.ResourceSchemas {
+		served = append(served, name)
+	}
+	sort.Strings(served)
+	if fmt.Sprint(served) != fmt.Sprint([]string{mutatingType, validatingType}) {
+		t.Errorf("resource types served: %v", served)
+	}
+
+	for _, name := range []string{mutatingType, validatingType} {
+		t.Run(name, func(t *testing.T) {
+			raw, ok := fixtures.ResourceSchemas[name]
+			if !ok {
+				t.Fatalf("%s is not in schemas.json", name)
+			}
+			var w fixtureSchema
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&w); err != nil {
+				t.Fatalf("schemas.json, %s: %v", name, err)
+			}
+			got := resp.ResourceSchemas[name]
+			if got == nil {
+				t.Fatalf("%s is not served", name)
+			}
+			compareDescriptions(t, describeServed(t, got), describeFixture(t, w))
+		})
+	}
+}
+
+func compareDescriptions(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	paths := map[string]bool{}
+	for p := range got {
+		paths[p] = true
+	}
+	for p := range want {
+		paths[p] = true
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	for _, p := range sorted {
+		g, inGot := got[p]
+		w, inWant := want[p]
+		switch {
+		case !inGot:
+			t.Errorf("%q missing: hashicorp/kubernetes has %s", p, w)
+		case !inWant:
+			t.Errorf("%q extra: hashicorp/kubernetes has no %s", p, g)
+		case g != w:
+			t.Errorf("%q:\n got  %s\n want %s", p, g, w)
+		}
+	}
+}
