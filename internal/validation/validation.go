@@ -1,6 +1,10 @@
-// Package validation checks a MutatingWebhookConfiguration the way kube-apiserver v1.37 does on
-// create, so that a plan can fail where the apply would. It works on API types only, does no I/O,
-// and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]"); AttributePath turns
+// Package validation checks a MutatingWebhookConfiguration or a ValidatingWebhookConfiguration the
+// way kube-apiserver v1.37 does on create, so that a plan can fail where the apply would. Both kinds
+// come as a MutatingWebhookConfiguration: a validating one is one whose webhooks have no
+// reinvocationPolicy, the only field the server's rules for the two kinds
+// (k8s.io/kubernetes pkg/apis/admissionregistration/validation, validateValidatingWebhook and
+// validateMutatingWebhook) do not share. It works on API types only, does no I/O,
+// and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]"); internal/apipath turns
 // such a path into a Terraform attribute path.
 //
 // Section numbers in comments ("spec 2.4") refer to the project's notes on the server's rules

@@ -8,6 +8,7 @@ import (
 
 	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,21 +22,42 @@ import (
 // (admission_<kind>s).
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		func() datasource.DataSource { return &webhookDataSource[mutatingHook]{kind: mutating} },
-		func() datasource.DataSource { return &webhookListDataSource[mutatingHook]{kind: mutating} },
-		func() datasource.DataSource { return &webhookDataSource[webhookModel]{kind: validating} },
-		func() datasource.DataSource { return &webhookListDataSource[webhookModel]{kind: validating} },
+		func() datasource.DataSource { return &webhookDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}} },
+		func() datasource.DataSource { return &webhookListDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}} },
+		func() datasource.DataSource { return &webhookDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}} },
+		func() datasource.DataSource { return &webhookListDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}} },
 	}
 }
 
-type webhookDataSource[H hook] struct {
+type webhookDataSource[H hook] struct{ dataSourceBase[H] }
+
+type webhookListDataSource[H hook] struct{ dataSourceBase[H] }
+
+// dataSourceBase is what both data sources of a kind share: the kind and
+// the provider's client.
+type dataSourceBase[H hook] struct {
 	kind   *kind[H]
 	client clientHolder
 }
 
-type webhookListDataSource[H hook] struct {
-	kind   *kind[H]
-	client clientHolder
+func (d *dataSourceBase[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client.set(req.ProviderData, &resp.Diagnostics)
+}
+
+// start reads the configuration into cfg and bounds ctx by its read
+// timeout. It returns the kind's API calls, or nil when diags say why not.
+func (d *dataSourceBase[H]) start(ctx context.Context, req datasource.ReadRequest, cfg any, readTimeout func() dstimeouts.Value,
+	diags *diag.Diagnostics) (context.Context, context.CancelFunc, objects) {
+	diags.Append(req.Config.Get(ctx, cfg)...)
+	client := d.client.ready(diags)
+	if diags.HasError() {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel, timeoutDiags := withTimeout(ctx, readTimeout().Read, defaultReadTimeout)
+	if diags.Append(timeoutDiags...); diags.HasError() {
+		return ctx, cancel, nil
+	}
+	return ctx, cancel, d.kind.api.objects(client)
 }
 
 type dataSourceModel[H hook] struct {
@@ -65,24 +87,15 @@ func (d *webhookDataSource[H]) Schema(ctx context.Context, _ datasource.SchemaRe
 	}
 }
 
-func (d *webhookDataSource[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client.set(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *webhookDataSource[H]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg dataSourceModel[H]
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	client := d.client.ready(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	ctx, cancel, objects := d.start(ctx, req, &cfg, func() dstimeouts.Value { return cfg.Timeouts }, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if objects == nil {
 		return
 	}
 	name := cfg.Name.ValueString()
-	obj, err := d.kind.api.objects(client).get(ctx, name)
+	obj, err := objects.get(ctx, name)
 	if err != nil {
 		d.kind.addAPIError(&resp.Diagnostics, "read", name, err)
 		return
@@ -118,24 +131,15 @@ func (d *webhookListDataSource[H]) Schema(ctx context.Context, _ datasource.Sche
 	}
 }
 
-func (d *webhookListDataSource[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client.set(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *webhookListDataSource[H]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg listDataSourceModel[H]
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	client := d.client.ready(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := withTimeout(ctx, cfg.Timeouts.Read, defaultReadTimeout)
+	ctx, cancel, objects := d.start(ctx, req, &cfg, func() dstimeouts.Value { return cfg.Timeouts }, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if objects == nil {
 		return
 	}
 	selector := cfg.LabelSelector.ValueString()
-	items, err := d.kind.api.objects(client).list(ctx, selector)
+	items, err := objects.list(ctx, selector)
 	if err != nil {
 		if apierrors.IsBadRequest(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
