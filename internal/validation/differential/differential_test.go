@@ -99,13 +99,45 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, _ int
 	}
 }
 
-// dryRunCreate sends obj to the server as a dry-run create, retrying only answers that say
-// nothing about the object (throttling, timeouts).
-func dryRunCreate(cs kubernetes.Interface, c testCase) (o answer) {
+// kind is a kind of configuration under test: its cases and how one is sent to the server.
+type kind struct {
+	name  string // the API kind, as webhook.Paths names it
+	cases []testCase
+	// create sends the configuration of the kind made from o to the server with opts.
+	create func(ctx context.Context, o *mwc, opts metav1.CreateOptions) error
+	note   string // said at the end of the figure line's parenthesis, if not empty
+}
+
+// kindsUnderTest are the kinds of configuration under test, each created through cs.
+func kindsUnderTest(cs kubernetes.Interface) []kind {
+	api := cs.AdmissionregistrationV1()
+	mutating := generate()
+	validating, dropped := validatingCases(mutating)
+	return []kind{{
+		name:  "MutatingWebhookConfiguration",
+		cases: mutating,
+		create: func(ctx context.Context, o *mwc, opts metav1.CreateOptions) error {
+			_, err := api.MutatingWebhookConfigurations().Create(ctx, o, opts)
+			return err
+		},
+	}, {
+		name:  "ValidatingWebhookConfiguration",
+		cases: validating,
+		create: func(ctx context.Context, o *mwc, opts metav1.CreateOptions) error {
+			_, err := api.ValidatingWebhookConfigurations().Create(ctx, validatingForm(o), opts)
+			return err
+		},
+		note: fmt.Sprintf("%d generated configurations left out: reinvocationPolicy was all that broke them", dropped),
+	}}
+}
+
+// dryRunCreate sends the configuration of kind k made from c.obj to the server as a dry-run
+// create, retrying only answers that say nothing about the object (throttling, timeouts).
+func (k kind) dryRunCreate(c testCase) (o answer) {
 	for attempt := 1; ; attempt++ {
 		rec := &recorder{}
 		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), warningsKey{}, rec), 30*time.Second)
-		_, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		err := k.create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		cancel()
 		if err != nil && attempt < 4 && (apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) {
 			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
@@ -230,9 +262,10 @@ func listCauses(cs []cause) string {
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
-// TestDifferentialAgainstAPIServer sends every generated object to kube-apiserver as a dry-run
-// create and requires Validate (after Default) to reach the same verdict with the same set of
-// (field path, reason) pairs.
+// TestDifferentialAgainstAPIServer sends every generated object, as a MutatingWebhookConfiguration
+// and as a ValidatingWebhookConfiguration, to kube-apiserver as a dry-run create and requires
+// Validate (after Default) to reach the same verdict with the same set of (field path, reason)
+// pairs.
 func TestDifferentialAgainstAPIServer(t *testing.T) {
 	cfg := acctest.Cluster(t).RESTConfig()
 	cfg.QPS, cfg.Burst = 200, 400
@@ -245,23 +278,30 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, k := range kindsUnderTest(cs) {
+		t.Run(k.name, func(t *testing.T) { k.check(t, version.GitVersion) })
+	}
+}
 
-	cases := generate()
+// check judges every case of kind k both ways, reports each disagreement as an error and prints
+// the figure line.
+func (k kind) check(t *testing.T, serverVersion string) {
+	cases := k.cases
 	results := make([]outcome, len(cases))
 	began := time.Now()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range workers {
 		wg.Go(func() {
-			for k := range next {
-				o := ours(cases[k])
-				o.answer = dryRunCreate(cs, cases[k])
-				results[k] = o
+			for i := range next {
+				o := ours(cases[i])
+				o.answer = k.dryRunCreate(cases[i])
+				results[i] = o
 			}
 		})
 	}
-	for k := range cases {
-		next <- k
+	for i := range cases {
+		next <- i
 	}
 	close(next)
 	wg.Wait()
@@ -274,9 +314,10 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 		unmapped                                         = map[string]bool{}
 		silent                                           = map[string][2]int{} // rule the spec is silent on → accepted, rejected
 		otherWarnings                                    = map[string]int{}
+		paths                                            = webhook.Paths(k.name)
 	)
-	for k, c := range cases {
-		o := results[k]
+	for i, c := range cases {
+		o := results[i]
 		if d := o.disagreement(); d != "" {
 			t.Errorf("DISAGREEMENT %s\n  %s\n  ours:\n%s  server:\n%s", d, summary(c), listCauses(o.ours), listCauses(o.causes))
 			continue
@@ -300,7 +341,7 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 		switch {
 		case c.want == accept && !o.accepted, c.want == reject && o.accepted:
 			t.Errorf("the spec says %s but the server did not: %s\n  server:\n%s", c.want, summary(c), listCauses(o.causes))
-		case c.rule != "valid: random configuration" && !strings.HasPrefix(c.rule, "several rules"):
+		case c.rule != validRule && !strings.HasPrefix(c.rule, "several rules"):
 			rulesCovered[c.rule] = true
 		}
 		if c.want == unknown {
@@ -314,7 +355,7 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 		}
 		for _, sc := range o.causes {
 			kinds[indexRE.ReplaceAllString(sc.Field, "[*]")+" "+sc.Reason] = true
-			if _, ok := webhook.Paths("MutatingWebhookConfiguration").AttributePath(sc.Field); !ok {
+			if _, ok := paths.AttributePath(sc.Field); !ok {
 				unmapped[sc.Field] = true
 			}
 		}
@@ -335,9 +376,14 @@ func TestDifferentialAgainstAPIServer(t *testing.T) {
 	for _, f := range sortedKeys(unmapped) {
 		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (webhook.Paths); its diagnostic cannot point at a line", f)
 	}
-	line := fmt.Sprintf("differential: %d/%d configurations agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen); "+
+	note := ""
+	if k.note != "" {
+		note = "; " + k.note
+	}
+	// make test prints the lines of go test -v that start with "differential:".
+	line := fmt.Sprintf("differential: %d/%d %ss agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen%s); "+
 		"%d with other messages for the same paths; %d warning differences; kube-apiserver %s, %s",
-		agree, len(cases), valid, invalid, len(rulesCovered), len(kinds), messageOnly, warningDiffs, version.GitVersion, elapsed.Round(time.Millisecond))
+		agree, len(cases), k.name, valid, invalid, len(rulesCovered), len(kinds), note, messageOnly, warningDiffs, serverVersion, elapsed.Round(time.Millisecond))
 	t.Log(line)
 	fmt.Println(line)
 }

@@ -2,7 +2,10 @@
 // generator of MutatingWebhookConfiguration objects, valid ones and ones broken by each rule of
 // the project's spec (mutating-webhook-api-rules.md), and a test that sends each one to a real
 // kube-apiserver as a dry-run create and requires the server and Validate to agree on the verdict
-// and on the set of (field path, error type) pairs.
+// and on the set of (field path, error type) pairs. Each object is sent twice: as the
+// MutatingWebhookConfiguration generated, and as the ValidatingWebhookConfiguration made from it
+// by dropping reinvocationPolicy (the one field a ValidatingWebhook lacks), which Validate judges
+// in the form the provider's core holds it.
 //
 // The package has no code outside its tests. Run it with
 //

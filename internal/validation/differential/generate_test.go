@@ -38,11 +38,36 @@ func (v verdict) String() string {
 
 // testCase is one generated object and what it is meant to exercise.
 type testCase struct {
-	id   int
-	rule string  // the rule of the spec it exercises ("valid" for untouched random objects)
-	want verdict // the spec's verdict
-	note string  // the change made to a valid object, for reports
-	obj  *mwc
+	id    int
+	rule  string  // the rule of the spec it exercises (validRule for untouched random objects)
+	want  verdict // the spec's verdict
+	note  string  // the change made to a valid object, for reports
+	steps []step  // the mutators that made it from a valid object, in order (none for those)
+	obj   *mwc
+}
+
+// validRule is the rule of the untouched random objects.
+const validRule = "valid: random configuration"
+
+// step is one mutator's change to the valid object a case was made from.
+type step struct {
+	rule, note   string
+	mutatingOnly bool // see mutator.mutatingOnly
+}
+
+// describe gives the rule and the note of a case made from a valid object by steps.
+func describe(steps []step) (rule, note string) {
+	switch len(steps) {
+	case 0:
+		return validRule, ""
+	case 1:
+		return steps[0].rule, steps[0].note
+	}
+	notes := make([]string, len(steps))
+	for k, s := range steps {
+		notes[k] = s.rule + ": " + s.note
+	}
+	return fmt.Sprintf("several rules broken at once (%d)", len(steps)), strings.Join(notes, "; ")
 }
 
 func (c testCase) String() string {
@@ -58,7 +83,16 @@ type mutator struct {
 	rule string
 	want verdict
 	reps int // how many objects get it; 0 means defaultReps
-	fn   func(g *gen, o *mwc) string
+	// mutatingOnly marks a rule about a field that only a MutatingWebhook has
+	// (reinvocationPolicy): a ValidatingWebhookConfiguration made from the object keeps no trace
+	// of the change (see validatingCases).
+	mutatingOnly bool
+	fn           func(g *gen, o *mwc) string
+}
+
+// apply makes the mutator's change to o.
+func (m mutator) apply(g *gen, o *mwc) step {
+	return step{rule: m.rule, note: m.fn(g, o), mutatingOnly: m.mutatingOnly}
 }
 
 const (
@@ -83,12 +117,13 @@ func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 func generate() []testCase {
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed>>7))}
 	var cases []testCase
-	add := func(rule string, want verdict, note string, o *mwc) {
-		cases = append(cases, testCase{id: g.id, rule: rule, want: want, note: note, obj: o})
+	add := func(want verdict, o *mwc, steps ...step) {
+		rule, note := describe(steps)
+		cases = append(cases, testCase{id: g.id, rule: rule, want: want, note: note, steps: steps, obj: o})
 		g.id++
 	}
 	for range validObjects {
-		add("valid: random configuration", accept, "", g.validObject())
+		add(accept, g.validObject())
 	}
 	muts := mutators()
 	for _, m := range muts {
@@ -98,8 +133,7 @@ func generate() []testCase {
 		}
 		for range reps {
 			o := g.validObject()
-			note := m.fn(g, o)
-			add(m.rule, m.want, note, o)
+			add(m.want, o, m.apply(g, o))
 		}
 	}
 	var rejecting []mutator
@@ -111,11 +145,11 @@ func generate() []testCase {
 	for range combinedCases {
 		o := g.validObject()
 		n := 2 + g.r.IntN(3)
-		var notes []string
+		var steps []step
 		for _, k := range g.r.Perm(len(rejecting))[:n] {
-			notes = append(notes, rejecting[k].rule+": "+rejecting[k].fn(g, o))
+			steps = append(steps, rejecting[k].apply(g, o))
 		}
-		add(fmt.Sprintf("several rules broken at once (%d)", n), reject, strings.Join(notes, "; "), o)
+		add(reject, o, steps...)
 	}
 	return cases
 }
@@ -669,6 +703,7 @@ func mutators() []mutator {
 	enum("2.5 failurePolicy: unsupported", reject, failurePolicy, "", "fail", "Retry")
 	enum("2.5 matchPolicy: unsupported", reject, matchPolicy, "", "exact", "Fuzzy")
 	enum("2.5 reinvocationPolicy: unsupported", reject, reinvocation, "", "Always", "ifNeeded")
+	ms[len(ms)-1].mutatingOnly = true
 	enum("2.5 sideEffects: empty string", reject, sideEffects, "")
 	enum("2.5 sideEffects: Some or Unknown (create)", reject, sideEffects, "Some", "Unknown")
 	enum("2.5 sideEffects: wrong case", reject, sideEffects, "none", "NONE", "noneOnDryRun")
