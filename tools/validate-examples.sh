@@ -76,7 +76,7 @@ go build -o "$tmp/plugins/terraform-provider-admission" .
 dirs=()
 while IFS= read -r d; do
 	dirs+=("$d")
-done < <(find examples -name '*.tf' -printf '%h\n' | LC_ALL=C sort -u)
+done < <(find examples -name '*.tf' | sed 's|/[^/]*$||' | LC_ALL=C sort -u)
 [ ${#dirs[@]} -gt 0 ] || die "no .tf files under examples/"
 
 validated=0 failed=0
