@@ -10,10 +10,10 @@
 # empty, so that a release cannot go out without its notes.
 set -euo pipefail
 
-[ $# -ge 1 ] && [ $# -le 2 ] || {
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: tools/release-notes.sh vX.Y.Z [CHANGELOG]" >&2
 	exit 2
-}
+fi
 version=${1#refs/tags/}
 version=${version#v}
 changelog=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/CHANGELOG.md}

@@ -114,6 +114,7 @@ for dir in "${dirs[@]}"; do
 		failed=$((failed + 1))
 		echo "FAIL  $dir"
 		printf '        %s\n' "${problems[@]}"
+		# shellcheck disable=SC2001 # a prefix on every line of the output
 		sed 's/^/        | /' <<<"$out"
 	fi
 	if [ ${#notes[@]} -gt 0 ]; then
