@@ -155,13 +155,22 @@ func expiredServiceAccountToken(t *testing.T) string {
 		t.Fatal(err)
 	}
 	block, _ := pem.Decode(data)
+	if block == nil {
+		t.Fatal("sa.key of the control plane is not PEM")
+	}
 	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The control plane (internal/acctest/controlplane) always makes an ECDSA
+	// P-256 service account key, and the token below is signed with ES256: any
+	// other key means the harness changed under this test, not a reason to skip.
 	key, ok := k.(*ecdsa.PrivateKey)
 	if !ok {
-		t.Skipf("service account key is %T, not ECDSA", k)
+		t.Fatalf("service account key is %T, want *ecdsa.PrivateKey (P-256) to sign an ES256 token", k)
+	}
+	if key.Curve != elliptic.P256() {
+		t.Fatalf("service account key is on curve %s, want P-256 to sign an ES256 token", key.Curve.Params().Name)
 	}
 	enc := func(v any) string {
 		b, _ := json.Marshal(v)

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # Read one MutatingWebhookConfiguration, for example one that a Helm chart or
 # an operator installed, with every field as the server stores it.
 data "admission_mutating_webhook_configuration" "istio" {

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # List the MutatingWebhookConfigurations whose labels match a selector, in the
 # syntax of kubectl -l. Leave label_selector out to list all of them.
 data "admission_mutating_webhook_configurations" "managed" {

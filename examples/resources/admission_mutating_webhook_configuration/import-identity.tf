@@ -1,6 +1,6 @@
 import {
-  to = admission_mutating_webhook_configuration.example
+  to = admission_mutating_webhook_configuration.labeler
   identity = {
-    name = "sidecar-injector.example.com"
+    name = "labeler.example.com"
   }
 }

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # A sidecar injector running in the cluster behind a Service. Its serving
 # certificate is issued by cert-manager, whose CA injector fills in the
 # webhook's caBundle: ca_bundle is left out, so Terraform leaves it alone.

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # Connect with a TLS client certificate. All three values are PEM text.
 provider "admission" {
   host                   = "https://203.0.113.10:6443"

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # Connect with the API server's address, its CA certificate and a bearer token,
 # for example those of a service account or of a cluster created in the same
 # configuration.

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # Get a short-lived token from a client-go credential plugin on every run,
 # here the AWS CLI for an EKS cluster. Any plugin that prints an
 # ExecCredential works the same way (gke-gcloud-auth-plugin, kubelogin, ...).

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # With no settings, the provider reads the same environment variables as the
 # hashicorp/kubernetes provider, for example:
 #

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # Server-side apply settings. Each configuration that manages webhooks in the
 # same cluster can use its own field manager name, so that the managedFields of
 # an object show which one owns which field.
