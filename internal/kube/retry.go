@@ -51,7 +51,7 @@ func (c *Client) retry(ctx context.Context, fn func(context.Context) error) erro
 			return &RetryError{Attempts: attempt, Last: lastTransient, Cause: ctx.Err()}
 		}
 		transient, wait := Transient(err)
-		if err == nil || !transient {
+		if err == nil || !transient || (failsFast(ctx) && !answered(err)) {
 			return err
 		}
 		lastTransient = err
@@ -69,6 +69,25 @@ func (c *Client) retry(ctx context.Context, fn func(context.Context) error) erro
 		}
 		delay = min(2*delay, b.Max)
 	}
+}
+
+type failFastKey struct{}
+
+// FailFast marks ctx for requests that give up at once when no answer comes
+// back (connection refused, reset or timed out), and retry only what the
+// server answered (429, 5xx): a plan does not wait for a cluster that is
+// down.
+func FailFast(ctx context.Context) context.Context {
+	return context.WithValue(ctx, failFastKey{}, true)
+}
+
+func failsFast(ctx context.Context) bool { return ctx.Value(failFastKey{}) != nil }
+
+// answered reports whether err is the server's answer, not a failure to get
+// one.
+func answered(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status)
 }
 
 // RetryError is a transient failure that lasted longer than the operation's

@@ -123,3 +123,35 @@ func TestMayHaveWritten(t *testing.T) {
 		})
 	}
 }
+
+// With FailFast, a request that got no answer is not repeated; what the
+// server answered (429, 5xx) still is.
+func TestRetryFailFast(t *testing.T) {
+	refused := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	c, retries := fastClient()
+	calls := 0
+	err := c.retry(FailFast(context.Background()), func(context.Context) error { calls++; return refused })
+	if !errors.Is(err, syscall.ECONNREFUSED) || calls != 1 || *retries != 0 {
+		t.Errorf("refused with FailFast: err %v after %d calls, %d retries; want one call", err, calls, *retries)
+	}
+
+	c, retries = fastClient()
+	calls = 0
+	err = c.retry(FailFast(context.Background()), func(context.Context) error {
+		calls++
+		if calls < 3 {
+			return apierrors.NewServiceUnavailable("etcd")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 || *retries != 2 {
+		t.Errorf("503 with FailFast: err %v after %d calls, %d retries; want success on the third", err, calls, *retries)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	c, retries = fastClient()
+	if err := c.retry(ctx, func(context.Context) error { return refused }); err == nil || *retries == 0 {
+		t.Errorf("refused without FailFast: err %v after %d retries; want retries until the deadline", err, *retries)
+	}
+}

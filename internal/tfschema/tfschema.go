@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -41,14 +40,15 @@ func StringMap(desc string) schema.MapAttribute {
 }
 
 // Enum is an optional string with a server default, planned as that default
-// when left out, and one of values.
+// when left out, and one of values. The values are checked with the
+// server's other rules (internal/validation), which report a wrong one once,
+// in the server's words.
 func Enum(desc, def string, values ...string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:            true,
 		Computed:            true,
 		Default:             stringdefault.StaticString(def),
 		MarkdownDescription: desc + " One of " + QuoteJoin(values) + ". Default: `" + def + "`.",
-		Validators:          []validator.String{stringvalidator.OneOf(values...)},
 	}
 }
 

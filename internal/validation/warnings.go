@@ -3,6 +3,7 @@ package validation
 import (
 	"bytes"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"slices"
@@ -16,11 +17,23 @@ import (
 )
 
 // Warning is advice about a configuration the server accepts. Path is a server field path, as in
-// Validate's errors, so AttributePath maps it the same way.
+// Validate's errors, so the same mapping finds its attribute. Summary names the kind of warning,
+// one per kind, so that Terraform folds only warnings of the same kind together.
 type Warning struct {
 	Path    *field.Path
+	Summary string
 	Message string
 }
+
+// The summaries of the warnings.
+const (
+	SummaryCABundleNotPEM       = "ca_bundle is not PEM certificates"
+	SummaryCABundleBase64       = "ca_bundle is base64-encoded PEM"
+	SummaryFailClosedSystem     = "Fail-closed webhook intercepts kube-system"
+	SummaryFailClosedOwn        = "Fail-closed webhook intercepts its own namespace"
+	SummaryReinvokedSideEffects = "Reinvoked webhook has side effects"
+	SummaryExcludedResource     = "Rule names a resource that webhooks never see"
+)
 
 // String gives the warning as the server prints its own: "<path>: <message>".
 func (w Warning) String() string {
@@ -87,7 +100,7 @@ func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warni
 		warnings = append(warnings, failurePolicyWarnings(hook, p.Child("failurePolicy"))...)
 		if hook.ReinvocationPolicy != nil && *hook.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy &&
 			hook.SideEffects != nil && *hook.SideEffects != admissionregistrationv1.SideEffectClassNone {
-			warnings = append(warnings, Warning{p.Child("reinvocationPolicy"), fmt.Sprintf(
+			warnings = append(warnings, Warning{p.Child("reinvocationPolicy"), SummaryReinvokedSideEffects, fmt.Sprintf(
 				"reinvocationPolicy IfNeeded may call the webhook more than once for one request, but sideEffects is %q: "+
 					"its side effects may happen more than once; make the webhook idempotent and side-effect free (sideEffects None)",
 				*hook.SideEffects)})
@@ -95,7 +108,7 @@ func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warni
 		// spec 2.12: the server's virtual-resource warning, once per (group, resource) per rule.
 		for j := range hook.Rules {
 			for _, gr := range excludedResourcesNamedByRule(hook.Rules[j].APIGroups, hook.Rules[j].Resources) {
-				warnings = append(warnings, Warning{p.Child("rules").Index(j),
+				warnings = append(warnings, Warning{p.Child("rules").Index(j), SummaryExcludedResource,
 					fmt.Sprintf("%s is excluded from admission webhooks; this rule will have no effect", gr)})
 			}
 		}
@@ -113,7 +126,14 @@ func caBundleWarnings(caBundle []byte, fldPath *field.Path) []Warning {
 	if problem == "" {
 		return nil
 	}
-	return []Warning{{fldPath, "caBundle is not PEM-encoded certificates (" + problem +
+	if decoded, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(caBundle))); err == nil && pemCertificatesProblem(decoded) == "" {
+		// As a kubectl manifest has it: the provider already does the
+		// API's base64, so this would be encoded twice.
+		return []Warning{{fldPath, SummaryCABundleBase64, "caBundle is the base64 encoding of PEM certificates, as a YAML manifest has it, " +
+			"but the provider encodes it itself: give the PEM text (for example base64decode(...) of this value, or file(\"ca.crt\")); " +
+			"as it is, the API server will not be able to verify the webhook's serving certificate and calls to it will fail"}}
+	}
+	return []Warning{{fldPath, SummaryCABundleNotPEM, "caBundle is not PEM-encoded certificates (" + problem +
 		"); the API server will not be able to verify the webhook's serving certificate and calls to it will fail"}}
 }
 
@@ -156,13 +176,13 @@ func failurePolicyWarnings(hook *admissionregistrationv1.MutatingWebhook, fldPat
 	}
 	var warnings []Warning
 	if selectorMatchesNamespace(hook.NamespaceSelector, "kube-system") {
-		warnings = append(warnings, Warning{fldPath, "failurePolicy Fail on a webhook that also intercepts namespace \"kube-system\": " +
+		warnings = append(warnings, Warning{fldPath, SummaryFailClosedSystem, "failurePolicy Fail on a webhook that also intercepts namespace \"kube-system\": " +
 			"while the webhook is unavailable, changes to system components there are rejected, which can break the cluster; " +
 			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or use failurePolicy Ignore"})
 	}
 	if svc := hook.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
 		selectorMatchesNamespace(hook.NamespaceSelector, svc.Namespace) {
-		warnings = append(warnings, Warning{fldPath, fmt.Sprintf("failurePolicy Fail on a webhook that also intercepts its own service's namespace %q: "+
+		warnings = append(warnings, Warning{fldPath, SummaryFailClosedOwn, fmt.Sprintf("failurePolicy Fail on a webhook that also intercepts its own service's namespace %q: "+
 			"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
 			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]) or use failurePolicy Ignore",
 			svc.Namespace, svc.Namespace)})

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"math/big"
 	"strings"
@@ -51,6 +52,7 @@ func TestWarningsCABundle(t *testing.T) {
 		{"certificate then key", append(append([]byte{}, cert...), key...), `PEM block 2 is of type "PRIVATE KEY"`},
 		{"garbage in a CERTIFICATE block", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("xx")}), "PEM block 1: x509:"},
 		{"trailing junk", append(append([]byte{}, cert...), "junk"...), "unexpected data after PEM block 1"},
+		{"base64 of PEM, as a YAML manifest has it", []byte(base64.StdEncoding.EncodeToString(cert) + "\n"), "give the PEM text (for example base64decode("},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,5 +197,37 @@ func TestWarningsVirtualResources(t *testing.T) {
 func TestWarningsNil(t *testing.T) {
 	if Warnings(nil) != nil || (Warning{Message: "m"}).String() != "m" {
 		t.Error("nil handling")
+	}
+}
+
+// Each kind of warning has its own summary, so that Terraform folds only
+// warnings of one kind together.
+func TestWarningSummaries(t *testing.T) {
+	cert := testCertPEM(t)
+	o := valid()
+	h := hook0(o)
+	h.FailurePolicy = ptr(admissionregistrationv1.Fail)
+	h.ClientConfig.CABundle = []byte("hello")
+	h.ReinvocationPolicy = ptr(admissionregistrationv1.IfNeededReinvocationPolicy)
+	h.SideEffects = ptr(admissionregistrationv1.SideEffectClassNoneOnDryRun)
+	h.Rules[0].APIGroups = []string{"authentication.k8s.io"}
+	h.Rules[0].Resources = []string{"tokenreviews", "pods"}
+	h.NamespaceSelector = nil
+	second := *h.DeepCopy()
+	second.Name = "second.example.com"
+	second.ClientConfig.CABundle = []byte(base64.StdEncoding.EncodeToString(cert))
+	o.Webhooks = append(o.Webhooks, second)
+	summaries := map[string]bool{}
+	for _, w := range Warnings(Default(o)) {
+		if w.Summary == "" {
+			t.Errorf("warning without a summary: %s", w)
+		}
+		summaries[w.Summary] = true
+	}
+	for _, want := range []string{SummaryCABundleNotPEM, SummaryCABundleBase64, SummaryFailClosedSystem, SummaryFailClosedOwn,
+		SummaryReinvokedSideEffects, SummaryExcludedResource} {
+		if !summaries[want] {
+			t.Errorf("no warning summarised %q among %v", want, summaries)
+		}
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,10 +22,18 @@ import (
 // (admission_<kind>s).
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		func() datasource.DataSource { return &webhookDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}} },
-		func() datasource.DataSource { return &webhookListDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}} },
-		func() datasource.DataSource { return &webhookDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}} },
-		func() datasource.DataSource { return &webhookListDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}} },
+		func() datasource.DataSource {
+			return &webhookDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}}
+		},
+		func() datasource.DataSource {
+			return &webhookListDataSource[mutatingHook]{dataSourceBase[mutatingHook]{kind: mutating}}
+		},
+		func() datasource.DataSource {
+			return &webhookDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}}
+		},
+		func() datasource.DataSource {
+			return &webhookListDataSource[webhookModel]{dataSourceBase[webhookModel]{kind: validating}}
+		},
 	}
 }
 

@@ -1,11 +1,16 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -36,11 +41,12 @@ func (k *kind[H]) addWarnings(diags *diag.Diagnostics, warnings []validation.War
 		if exp != nil && p != "" && exp.unknownAt(p) {
 			continue
 		}
-		k.addAt(diags, p, k.api.name+": accepted, but check this", w.Message, false)
+		k.addAt(diags, p, w.Summary, w.Message, false)
 	}
 }
 
 func (k *kind[H]) addAt(diags *diag.Diagnostics, apiPath, summary, detail string, isError bool) {
+	detail = inOurWords(apiPath, detail)
 	if apiPath != "" {
 		detail = fmt.Sprintf("%s (API field %s)", detail, apiPath)
 	}
@@ -57,6 +63,50 @@ func (k *kind[H]) addAt(diags *diag.Diagnostics, apiPath, summary, detail string
 	} else {
 		diags.AddWarning(summary, detail)
 	}
+}
+
+// reportedByTheFramework drops the errors that say a required value is
+// missing where the configuration leaves a required argument or block out:
+// Terraform reports those itself, on the block that lacks it.
+func (k *kind[H]) reportedByTheFramework(ctx context.Context, cfg tfsdk.Config, errs field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		if e.Type != field.ErrorTypeRequired {
+			return false
+		}
+		p, ok := k.paths().AttributePath(e.Field)
+		if !ok {
+			return false
+		}
+		var v attr.Value
+		if diags := cfg.GetAttribute(ctx, p, &v); diags.HasError() {
+			return false
+		}
+		return v == nil || v.IsNull()
+	})
+}
+
+// The server's words for a few mistakes name what this schema does not have
+// (generateName) or leave out what to write; inOurWords puts them in the
+// words of this provider's schema. The API field stays beside them.
+var ourWords = []struct {
+	field  *regexp.Regexp // the API field path
+	server string         // the server's words
+	ours   string
+}{
+	{regexp.MustCompile(`^metadata\.name$`), "name or generateName is required", "name is required"},
+	{regexp.MustCompile(`^webhooks\[\d+\]\.clientConfig$`), "exactly one of url or service is required",
+		"exactly one of url and a service block must be set"},
+	{regexp.MustCompile(`\.matchExpressions\[\d+\]\.operator$`), "not a valid selector operator",
+		"not a valid selector operator: one of In, NotIn, Exists, DoesNotExist"},
+}
+
+func inOurWords(apiPath, message string) string {
+	for _, w := range ourWords {
+		if w.field.MatchString(apiPath) && strings.Contains(message, w.server) {
+			return strings.Replace(message, w.server, w.ours, 1)
+		}
+	}
+	return message
 }
 
 // addAPIError reports an error from the API server. A rejection with causes

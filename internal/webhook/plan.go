@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -38,6 +40,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 		// hold for certain (ValidateConfig left them out).
 		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
 			func(e *field.Error) bool { return !validation.CreateOnly(e) })
+		createOnly = r.kind.reportedByTheFramework(ctx, req.Config, createOnly)
 		if r.kind.addFieldErrors(&resp.Diagnostics, createOnly, &exp); resp.Diagnostics.HasError() {
 			return
 		}
@@ -60,7 +63,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	// must not hold it for the whole read timeout.
 	limit, diags := plan.Timeouts.Read(ctx, defaultReadTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, min(limit, dryRunTimeout))
+	ctx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
 
 	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
@@ -73,6 +76,10 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 		// Unreachable, forbidden, or another failure that says nothing
 		// about the object: the plan goes on, and the apply will tell.
 		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
+		resp.Diagnostics.AddWarning("Plan checked without the cluster",
+			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
+				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
+				r.kind.api.name, name, explain(err, r.kind.api.resource)))
 	}
 }
 

@@ -108,7 +108,8 @@ func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.Va
 	}
 	exp := expand(cfg.objectModel)
 	obj := validation.Default(exp.Object)
-	r.kind.addFieldErrors(&resp.Diagnostics, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly), &exp)
+	errs := r.kind.reportedByTheFramework(ctx, req.Config, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly))
+	r.kind.addFieldErrors(&resp.Diagnostics, errs, &exp)
 	r.kind.addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
 }
 

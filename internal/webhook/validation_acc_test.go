@@ -166,7 +166,7 @@ var mistakes = []mistake{
 		name:     "both url and service",
 		old:      "      service {",
 		new:      "      url = \"https://hooks.example.com/mutate\"\n      service {",
-		message:  "exactly one of url or service is required",
+		message:  "exactly one of url and a service block must be set",
 		line:     `client_config\s+\{`,
 		apiField: "webhooks[0].clientConfig",
 		attr:     attrPath("webhook", 0, "client_config", 0),
@@ -347,6 +347,41 @@ func TestAccValidationDiagnosticsOnAttributePaths(t *testing.T) {
 		})
 	}
 }
+
+// One error per mistake, in the words of this schema: a wrong enum value is
+// reported by the server's rules only (not by a schema validator too), a
+// missing required block only by the framework, and an unknown selector
+// operator with the operators to choose from.
+func TestOneErrorPerMistake(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(cfg map[string]any)
+		want   string // part of the only error's detail
+	}{
+		{"failure_policy in lower case", func(cfg map[string]any) { hook0Config(cfg)["failure_policy"] = "fail" },
+			`Unsupported value: "fail": supported values: "Fail", "Ignore" (API field webhooks[0].failurePolicy)`},
+		{"selector operator in lower case", func(cfg map[string]any) {
+			hook0Config(cfg)["namespace_selector"].([]any)[0].(map[string]any)["match_expressions"].([]any)[0].(map[string]any)["operator"] = "in"
+		}, "not a valid selector operator: one of In, NotIn, Exists, DoesNotExist"},
+		{"no metadata block", func(cfg map[string]any) { delete(cfg, "metadata") }, "Block metadata must have a configuration value"},
+		{"no name", func(cfg map[string]any) { cfg["metadata"] = []any{map[string]any{}} },
+			"Must set a configuration value for the metadata[0].name attribute"},
+		{"no client_config block", func(cfg map[string]any) { delete(hook0Config(cfg), "client_config") },
+			"Block webhook[0].client_config must have a configuration value"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := validConfigValue(nil)
+			tc.change(cfg)
+			diags := validateResourceConfig(t, cfg)
+			if len(diags) != 1 || !strings.Contains(diags[0].Detail, tc.want) {
+				t.Errorf("want one error saying %q, got %s", tc.want, showDiags(diags))
+			}
+		})
+	}
+}
+
+func hook0Config(cfg map[string]any) map[string]any { return cfg["webhook"].([]any)[0].(map[string]any) }
 
 func showDiags(diags []*tfprotov6.Diagnostic) string {
 	var b strings.Builder
