@@ -17,12 +17,13 @@ import (
 )
 
 // CELCompatibilityVersion is the CEL environment version that new or changed matchCondition
-// expressions are checked against (spec 3.3). A 1.37 server uses its minimum compatibility
-// version, 1.36, for the NewExpressions environment. Set it before the first call to Validate;
-// the compiler is built once, on first use, from the value it has then.
+// expressions are checked against (validateMatchConditionsExpression; k8s.io/apiserver
+// pkg/cel/environment MustBaseEnvSet, DefaultCompatibilityVersion). A 1.37 server uses its
+// minimum compatibility version, 1.36, for the NewExpressions environment. Set it before the
+// first call to Validate; the compiler is built once, on first use, from the value it has then.
 var CELCompatibilityVersion = version.MajorMinor(1, 36)
 
-// maxMatchConditions is the server's limit on matchConditions per webhook (spec 2.9).
+// maxMatchConditions is the server's limit on matchConditions per webhook (validateMatchConditions).
 const maxMatchConditions = 64
 
 var (
@@ -40,10 +41,10 @@ func celCompiler() plugincel.Compiler {
 }
 
 // matchConditionVars are the variables a webhook's match conditions see at validation time
-// (spec 3.1): object, oldObject, request, namespaceObject, authorizer; never params.
+// (validateMatchConditionsExpression): object, oldObject, request, namespaceObject, authorizer; never params.
 var matchConditionVars = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
 
-// validateMatchConditions checks webhooks[i].matchConditions (spec 2.9).
+// validateMatchConditions checks webhooks[i].matchConditions (the server's validateMatchConditions).
 func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conditions) > maxMatchConditions {
@@ -65,7 +66,7 @@ func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition
 }
 
 // validateMatchCondition checks one match condition: its trimmed expression compiles to a bool,
-// and its name is a qualified name (spec 2.9).
+// and its name is a qualified name (validateMatchCondition).
 func validateMatchCondition(mc admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	expr := strings.TrimSpace(mc.Expression)
@@ -83,7 +84,8 @@ func validateMatchCondition(mc admissionregistrationv1.MatchCondition, fldPath *
 }
 
 // compileMatchCondition compiles expr in the NewExpressions environment, as the server does on
-// create, and turns a failure into the field error the server would return (spec 2.9, 3).
+// create, and turns a failure into the field error the server would return
+// (validateMatchConditionsExpression, convertCELErrorToValidationError).
 func compileMatchCondition(expr string, fldPath *field.Path) *field.Error {
 	celErr := compileCached(expr)
 	if celErr == nil {

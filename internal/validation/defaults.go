@@ -5,7 +5,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Default applies the server's v1 defaults (spec section 1) to a deep copy and returns it.
+// Default applies the server's v1 defaults (k8s.io/kubernetes pkg/apis/admissionregistration/v1
+// SetDefaults_MutatingWebhook, SetDefaults_Rule, SetDefaults_ServiceReference) to a deep copy and returns it.
 // A field is defaulted only when it is nil; explicit values, even invalid ones, are kept.
 func Default(obj *admissionregistrationv1.MutatingWebhookConfiguration) *admissionregistrationv1.MutatingWebhookConfiguration {
 	if obj == nil {

@@ -8,7 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// spec 1
+// k8s.io/kubernetes pkg/apis/admissionregistration/v1 SetDefaults_MutatingWebhook, SetDefaults_Rule,
+// SetDefaults_ServiceReference
 func TestDefault(t *testing.T) {
 	in := &mwc{
 		ObjectMeta: metav1.ObjectMeta{Name: "x"},

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// fuzzSeeds are JSON objects as a client would send them: valid, broken in each section of the
-// spec, and odd in shape.
+// fuzzSeeds are JSON objects as a client would send them: valid, broken against each group of
+// the server's rules, and odd in shape.
 var fuzzSeeds = []string{
 	`{"metadata":{"name":"example"},"webhooks":[{"name":"a.example.com","clientConfig":{"service":{"namespace":"webhooks","name":"svc","path":"/mutate"}},"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}],"sideEffects":"None","admissionReviewVersions":["v1"]}]}`,
 	`{"metadata":{"generateName":"Bad-","labels":{"a/b/c":"-"},"annotations":{"A B":"x"},"finalizers":["orphan","foregroundDeletion"],"ownerReferences":[{"controller":true},{"apiVersion":"a/b/c","controller":true}]}}`,

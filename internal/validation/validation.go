@@ -7,8 +7,9 @@
 // and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]"); internal/apipath turns
 // such a path into a Terraform attribute path.
 //
-// Section numbers in comments ("spec 2.4") refer to the project's notes on the server's rules
-// (mutating-webhook-api-rules.md), which quote the server's source.
+// Comments name the upstream source each rule comes from, by package and function (v1.37.2); a
+// function named without a package (validateRule, validateMatchConditions, ...) is in
+// k8s.io/kubernetes pkg/apis/admissionregistration/validation.
 package validation
 
 import (
@@ -29,7 +30,7 @@ import (
 )
 
 // StaticConfigSuffix is the name suffix reserved for manifest-based admission configurations
-// (spec 2.12). A 1.37 server rejects it on create.
+// (ValidateStaticSuffix). A 1.37 server rejects it on create.
 const StaticConfigSuffix = ".static.k8s.io"
 
 // Values the server accepts, each list sorted as the server prints it in "supported values".
@@ -39,9 +40,11 @@ var (
 	supportedReinvocationPolicies = []string{"IfNeeded", "Never"}
 	supportedOperations           = []string{"*", "CONNECT", "CREATE", "DELETE", "UPDATE"}
 	supportedScopes               = []string{"*", "Cluster", "Namespaced"}
-	// noSideEffectClasses is what a create accepts; Some and Unknown are only kept on update (spec 2.5, 2.11).
+	// noSideEffectClasses is what a create accepts; Some and Unknown are only kept on update
+	// (validateMutatingWebhook; ValidateMutatingWebhookConfigurationUpdate relaxes it).
 	noSideEffectClasses = []string{"None", "NoneOnDryRun"}
-	// acceptedAdmissionReviewVersions are the AdmissionReview versions the server speaks (spec 2.6).
+	// acceptedAdmissionReviewVersions are the AdmissionReview versions the server speaks
+	// (AcceptedAdmissionReviewVersions).
 	acceptedAdmissionReviewVersions = []string{"v1", "v1beta1"}
 )
 
@@ -67,7 +70,8 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 	// Compile the match conditions ahead, in parallel; the pass below then reads the results.
 	precompile(obj)
 
-	// spec 2.1: per webhook, its own fields, then admissionReviewVersions, then name uniqueness.
+	// validateMutatingWebhookConfiguration: per webhook, its own fields, then
+	// admissionReviewVersions, then name uniqueness.
 	webhooksPath := field.NewPath("webhooks")
 	names := make(map[string]struct{}, len(obj.Webhooks))
 	for i := range obj.Webhooks {
@@ -75,7 +79,7 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 		p := webhooksPath.Index(i)
 		errs = append(errs, validateWebhook(hook, p)...)
 		errs = append(errs, validateAdmissionReviewVersions(hook.AdmissionReviewVersions, p.Child("admissionReviewVersions"))...)
-		// spec 2.3: a non-empty name equal to an earlier webhook's name.
+		// A non-empty name equal to an earlier webhook's name (validateMutatingWebhookConfiguration).
 		if hook.Name != "" {
 			if _, dup := names[hook.Name]; dup {
 				errs = append(errs, field.Duplicate(p.Child("name"), hook.Name))
@@ -85,8 +89,9 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 		}
 	}
 
-	// spec 2.12: the reserved suffix is an error on create in 1.37 (gate
-	// ManifestBasedAdmissionControlConfig is beta and on); the server checks it after the rest.
+	// ValidateStaticSuffix: the reserved suffix is an error on create in 1.37 (gate
+	// ManifestBasedAdmissionControlConfig is beta and on); the server checks it after the rest
+	// (k8s.io/kubernetes pkg/registry/admissionregistration/mutatingwebhookconfiguration strategy, Validate).
 	if strings.HasSuffix(name, StaticConfigSuffix) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name,
 			fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix)))
@@ -94,7 +99,8 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 	return errs
 }
 
-// generatedName stands in for the name the server generates from generateName (spec 4): at most
+// generatedName stands in for the name the server generates from generateName (k8s.io/apiserver
+// pkg/storage/names, simpleNameGenerator.GenerateName): at most
 // the first 58 characters, then 5 random characters of "bcdfghjklmnpqrstvwxz2456789". Every
 // character of that alphabet is valid anywhere in a DNS subdomain, so any fixed pick validates the
 // same way as the random one.
@@ -106,7 +112,8 @@ func generatedName(generateName string) string {
 	return generateName + "xxxxx"
 }
 
-// validateObjectMeta is the server's create-time ObjectMeta check (spec 2.2), made of the same
+// validateObjectMeta is the server's create-time ObjectMeta check (k8s.io/apimachinery
+// pkg/api/validation ValidateObjectMetaAccessor), made of the same
 // apimachinery helpers in the same order. Map entries are visited in sorted key order (the
 // server's order is Go map order, i.e. random), so that the result is stable.
 func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Path) field.ErrorList {
@@ -123,7 +130,8 @@ func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Pat
 			errs = append(errs, field.Invalid(fldPath.Child("name"), name, msg))
 		}
 	}
-	// namespace is cleared and generation set to 1 before validation (spec 0), so neither can fail.
+	// namespace is cleared and generation set to 1 before validation (k8s.io/apiserver
+	// pkg/registry/rest BeforeCreate, then the strategy's PrepareForCreate), so neither can fail.
 	for _, k := range sortedKeys(meta.Labels) {
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: meta.Labels[k]}, fldPath.Child("labels"))...)
 	}
@@ -149,7 +157,7 @@ func dedupOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerReference 
 }
 
 // validateAnnotations is genericvalidation.ValidateAnnotations in sorted key order: each key,
-// lower-cased, must be a qualified name; keys and values together at most 256 KiB (spec 2.2).
+// lower-cased, must be a qualified name; keys and values together at most 256 KiB.
 func validateAnnotations(annotations map[string]string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(annotations) {
@@ -163,10 +171,10 @@ func validateAnnotations(annotations map[string]string, fldPath *field.Path) fie
 	return errs
 }
 
-// validateWebhook checks one webhook's own fields in the server's order (spec 2.1, 2.3–2.10).
+// validateWebhook checks one webhook's own fields in the server's order (validateMutatingWebhook).
 func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	// spec 2.3: Required if empty; else one Invalid with the subdomain messages joined by ",";
+	// name: Required if empty; else one Invalid with the subdomain messages joined by ",";
 	// else at least three dot-separated segments. apimachinery's helper is exactly this.
 	errs = append(errs, utilvalidation.IsFullyQualifiedName(fldPath.Child("name"), hook.Name)...)
 
@@ -174,7 +182,7 @@ func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *fie
 		errs = append(errs, validateRule(&hook.Rules[j], fldPath.Child("rules").Index(j))...)
 	}
 
-	// spec 2.5: enums, checked only when set; compared exactly.
+	// Enums, checked only when set; compared exactly.
 	if hook.FailurePolicy != nil && !slices.Contains(supportedFailurePolicies, string(*hook.FailurePolicy)) {
 		errs = append(errs, field.NotSupported(fldPath.Child("failurePolicy"), *hook.FailurePolicy, supportedFailurePolicies))
 	}
@@ -190,7 +198,7 @@ func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *fie
 		errs = append(errs, field.Invalid(fldPath.Child("timeoutSeconds"), *t, "the timeout value must be between 1 and 30 seconds"))
 	}
 
-	// spec 2.8
+	// k8s.io/apimachinery pkg/apis/meta/v1/validation ValidateLabelSelector
 	if hook.NamespaceSelector != nil {
 		errs = append(errs, validateLabelSelector(hook.NamespaceSelector, fldPath.Child("namespaceSelector"))...)
 	}
@@ -204,12 +212,12 @@ func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *fie
 
 	errs = append(errs, validateClientConfig(&hook.ClientConfig, fldPath.Child("clientConfig"))...)
 
-	// spec 2.9: on create match conditions are always checked.
+	// On create match conditions are always checked (only an update sets ignoreMatchConditions).
 	errs = append(errs, validateMatchConditions(hook.MatchConditions, fldPath.Child("matchConditions"))...)
 	return errs
 }
 
-// validateRule checks one webhooks[i].rules[j] (spec 2.4).
+// validateRule checks one webhooks[i].rules[j] (validateRuleWithOperations, then validateRule).
 func validateRule(rule *admissionregistrationv1.RuleWithOperations, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 
@@ -252,9 +260,10 @@ func validateRule(rule *admissionregistrationv1.RuleWithOperations, fldPath *fie
 	return errs
 }
 
-// validateResources checks a rule's resources, subresources allowed (spec 2.4). The checks are
-// the server's, including its order dependence: "R/S" is rejected only after an earlier "R/*" or
-// "*/S", and for "*" only the last slash-free element decides.
+// validateResources checks a rule's resources, subresources allowed (the server's
+// validateResources). The checks are the server's, including its order dependence: "R/S" is
+// rejected only after an earlier "R/*" or "*/S", and for "*" only the last slash-free element
+// decides.
 func validateResources(resources []string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(resources) == 0 {
@@ -302,7 +311,8 @@ func validateResources(resources []string, fldPath *field.Path) field.ErrorList 
 	return errs
 }
 
-// validateAdmissionReviewVersions checks webhooks[i].admissionReviewVersions (spec 2.6). On
+// validateAdmissionReviewVersions checks webhooks[i].admissionReviewVersions (the server's
+// validateAdmissionReviewVersions). On
 // create a known version (v1, v1beta1) is always required.
 func validateAdmissionReviewVersions(versions []string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -331,7 +341,8 @@ func validateAdmissionReviewVersions(versions []string, fldPath *field.Path) fie
 	return errs
 }
 
-// validateClientConfig checks webhooks[i].clientConfig (spec 2.7). caBundle is not validated.
+// validateClientConfig checks webhooks[i].clientConfig (the clientConfig switch in
+// validateMutatingWebhook). caBundle is not validated.
 func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, fldPath *field.Path) field.ErrorList {
 	switch {
 	case (cc.URL == nil) == (cc.Service == nil):
@@ -341,18 +352,22 @@ func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, fldPa
 		return webhook.ValidateWebhookURL(fldPath.Child("url"), *cc.URL, true)
 	default:
 		svc := cc.Service
-		port := int32(443) // the server's default (spec 1), should Default not have run
+		// The server's default (k8s.io/kubernetes pkg/apis/admissionregistration/v1
+		// SetDefaults_ServiceReference), should Default not have run.
+		port := int32(443)
 		if svc.Port != nil {
 			port = *svc.Port
 		}
 		// k8s.io/apiserver's own check. The server passes name and namespace in swapped argument
-		// positions (spec 2.7 quirk): an empty name is reported at service.namespace and an empty
-		// namespace at service.name. We make the same call so that paths agree.
+		// positions (validateMutatingWebhook calls ValidateWebhookService(path, Name, Namespace,
+		// ...), whose parameters are namespace, name): an empty name is reported at
+		// service.namespace and an empty namespace at service.name. We make the same call so that
+		// paths agree.
 		return webhook.ValidateWebhookService(fldPath.Child("service"), svc.Name, svc.Namespace, svc.Path, port)
 	}
 }
 
-// validateLabelSelector is metav1validation.ValidateLabelSelector (spec 2.8) with matchLabels in
+// validateLabelSelector is metav1validation.ValidateLabelSelector with matchLabels in
 // sorted key order. Label values in matchExpressions are always checked on create.
 func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -366,7 +381,8 @@ func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field
 	return errs
 }
 
-// qualifiedName reports each way value fails to be a qualified name (spec 2.8), one Invalid each.
+// qualifiedName reports each way value fails to be a qualified name, one Invalid each
+// (k8s.io/kubernetes pkg/apis/core/validation ValidateQualifiedName).
 func qualifiedName(value string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range content.IsLabelKey(value) {
@@ -386,8 +402,9 @@ func sortedKeys(m map[string]string) []string {
 
 // CreateOnly reports whether the server enforces e only when it creates an
 // object: on an update it may accept the same value, because the stored
-// object already has it (the server's ratcheting, spec 2.11). Such an error
-// is certain only for a new object.
+// object already has it (the server's ratcheting,
+// ValidateMutatingWebhookConfigurationUpdate). Such an error is certain only
+// for a new object.
 func CreateOnly(e *field.Error) bool {
 	switch {
 	case e.Type == field.ErrorTypeNotSupported && strings.HasSuffix(e.Field, ".sideEffects"):

@@ -145,13 +145,13 @@ func runCases(t *testing.T, cases []validateCase) {
 
 func TestValidConfig(t *testing.T) {
 	checkCauses(t, Validate(valid()), nil)
-	checkCauses(t, Validate(&mwc{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}), nil) // spec 2.10: zero webhooks
+	checkCauses(t, Validate(&mwc{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}), nil) // zero webhooks: no count check on the server
 	if Validate(nil) != nil {
 		t.Error("nil object")
 	}
 }
 
-// spec 2.2
+// k8s.io/apimachinery pkg/api/validation ValidateObjectMetaAccessor
 func TestMetadata(t *testing.T) {
 	long := strings.Repeat("a", 254)
 	runCases(t, []validateCase{
@@ -211,7 +211,7 @@ func TestMetadata(t *testing.T) {
 	})
 }
 
-// spec 2.3
+// validateMutatingWebhook (name), validateMutatingWebhookConfiguration (uniqueness)
 func TestWebhookName(t *testing.T) {
 	long := strings.Repeat("a", 250) + ".b.C"
 	runCases(t, []validateCase{
@@ -247,7 +247,7 @@ func TestWebhookName(t *testing.T) {
 	})
 }
 
-// spec 2.4
+// validateRuleWithOperations, validateRule, validateResources
 func TestRules(t *testing.T) {
 	const opsNS = `supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"`
 	res := func(r ...string) func(o *mwc) { return func(o *mwc) { rule0(o).Resources = r } }
@@ -313,7 +313,7 @@ func TestRules(t *testing.T) {
 	})
 }
 
-// spec 2.5
+// validateMutatingWebhook: failurePolicy, matchPolicy, sideEffects, timeoutSeconds, reinvocationPolicy
 func TestEnums(t *testing.T) {
 	runCases(t, []validateCase{
 		{"failurePolicy lower case", func(o *mwc) { hook0(o).FailurePolicy = ptr(admissionregistrationv1.FailurePolicyType("fail")) },
@@ -370,7 +370,7 @@ func TestErrorText(t *testing.T) {
 	}
 }
 
-// spec 2.6
+// validateAdmissionReviewVersions
 func TestAdmissionReviewVersions(t *testing.T) {
 	arv := func(v ...string) func(o *mwc) { return func(o *mwc) { hook0(o).AdmissionReviewVersions = v } }
 	const p = "webhooks[0].admissionReviewVersions"
@@ -391,7 +391,8 @@ func TestAdmissionReviewVersions(t *testing.T) {
 	})
 }
 
-// spec 2.7
+// validateMutatingWebhook's clientConfig switch; k8s.io/apiserver pkg/util/webhook ValidateWebhookURL,
+// ValidateWebhookService
 func TestClientConfig(t *testing.T) {
 	url := func(u string) func(o *mwc) {
 		return func(o *mwc) {
@@ -458,7 +459,7 @@ func TestClientConfig(t *testing.T) {
 	})
 }
 
-// spec 2.8
+// k8s.io/apimachinery pkg/apis/meta/v1/validation ValidateLabelSelector
 func TestSelectors(t *testing.T) {
 	nsSel := func(s metav1.LabelSelector) func(o *mwc) { return func(o *mwc) { hook0(o).NamespaceSelector = &s } }
 	objSel := func(s metav1.LabelSelector) func(o *mwc) { return func(o *mwc) { hook0(o).ObjectSelector = &s } }
@@ -501,7 +502,7 @@ func TestSelectors(t *testing.T) {
 	})
 }
 
-// spec 2.9
+// validateMatchConditions, validateMatchCondition
 func TestMatchConditions(t *testing.T) {
 	mc := func(c ...admissionregistrationv1.MatchCondition) func(o *mwc) {
 		return func(o *mwc) { hook0(o).MatchConditions = c }
@@ -590,7 +591,8 @@ func TestMatchConditionErrorDetail(t *testing.T) {
 	}
 }
 
-// spec 2.12
+// ValidateStaticSuffix (k8s.io/kubernetes pkg/registry/admissionregistration/mutatingwebhookconfiguration
+// strategy, Validate)
 func TestStaticSuffix(t *testing.T) {
 	runCases(t, []validateCase{
 		{"reserved suffix", func(o *mwc) { o.Name = "x.static.k8s.io" }, []cause{inv("metadata.name",
@@ -603,7 +605,7 @@ func TestStaticSuffix(t *testing.T) {
 	})
 }
 
-// spec 2.1: the whole order in one object.
+// The server's order (validateMutatingWebhookConfiguration, validateMutatingWebhook) in one object.
 func TestOrder(t *testing.T) {
 	o := valid()
 	o.Name = "Bad.static.k8s.io"

@@ -46,8 +46,8 @@ func (w Warning) String() string {
 // namespaceNameLabel is the label every namespace carries with its own name.
 const namespaceNameLabel = "kubernetes.io/metadata.name"
 
-// excludedResources are the virtual resources that admission webhooks never see (spec 2.12;
-// k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion in v1.37).
+// excludedResources are the virtual resources that admission webhooks never see
+// (k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion, Excluded, in v1.37).
 var excludedResources = []schema.GroupResource{
 	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
 	{Group: "authentication.k8s.io", Resource: "tokenreviews"},
@@ -105,7 +105,8 @@ func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warni
 					"its side effects may happen more than once; make the webhook idempotent and side-effect free (sideEffects None)",
 				*hook.SideEffects)})
 		}
-		// spec 2.12: the server's virtual-resource warning, once per (group, resource) per rule.
+		// The server's virtual-resource warning (WarningsForMutatingWebhookRules), once per
+		// (group, resource) per rule.
 		for j := range hook.Rules {
 			for _, gr := range excludedResourcesNamedByRule(hook.Rules[j].APIGroups, hook.Rules[j].Resources) {
 				warnings = append(warnings, Warning{p.Child("rules").Index(j), SummaryExcludedResource,
@@ -222,7 +223,8 @@ func selectorMatchesNamespace(sel *metav1.LabelSelector, namespace string) bool 
 }
 
 // excludedResourcesNamedByRule returns the excluded group/resources a rule names explicitly, each
-// once, in the rule's order. A rule with "*" in apiGroups or resources names none (spec 2.12).
+// once, in the rule's order. A rule with "*" in apiGroups or resources names none
+// (as the server's excludedResourcesNamedByRule).
 func excludedResourcesNamedByRule(apiGroups, resources []string) []schema.GroupResource {
 	if slices.Contains(apiGroups, "*") || slices.Contains(resources, "*") {
 		return nil

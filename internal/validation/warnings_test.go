@@ -157,7 +157,7 @@ func TestWarningsReinvocation(t *testing.T) {
 	}
 }
 
-// spec 2.12: the server's own warning text, for rules naming a virtual resource.
+// WarningsForMutatingWebhookRules: the server's own warning text, for rules naming a virtual resource.
 func TestWarningsVirtualResources(t *testing.T) {
 	cases := []struct {
 		name      string
