@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 	"runtime/debug"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
@@ -22,11 +21,11 @@ func main() {
 
 	quietSDKLogs()
 	limitMemory()
-	opts := providerserver.ServeOpts{
-		Address: "registry.terraform.io/seed-a73d233f/admission",
-		Debug:   debug,
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	if err := providerserver.Serve(context.Background(), provider.New(version), opts); err != nil {
+	if err := tf6server.Serve("registry.terraform.io/seed-a73d233f/admission", provider.NewServer(version), opts...); err != nil {
 		log.Fatal(err.Error())
 	}
 }

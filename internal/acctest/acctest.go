@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/client-go/kubernetes"
 
@@ -19,7 +18,7 @@ import (
 
 // ProviderFactories serve the provider in-process to the Terraform CLI.
 var ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"admission": providerserver.NewProtocol6WithError(provider.New("test")()),
+	"admission": func() (tfprotov6.ProviderServer, error) { return provider.NewServer("test")(), nil },
 }
 
 var cluster *controlplane.ControlPlane

@@ -350,8 +350,9 @@ func TestAccValidationDiagnosticsOnAttributePaths(t *testing.T) {
 
 // One error per mistake, in the words of this schema: a wrong enum value is
 // reported by the server's rules only (not by a schema validator too), a
-// missing required block only by the framework, and an unknown selector
-// operator with the operators to choose from.
+// missing required block only by the framework (Terraform itself reports it
+// first, from the block counts of the schema: TestSchemaStatesBlockCounts),
+// and an unknown selector operator with the operators to choose from.
 func TestOneErrorPerMistake(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -381,7 +382,9 @@ func TestOneErrorPerMistake(t *testing.T) {
 	}
 }
 
-func hook0Config(cfg map[string]any) map[string]any { return cfg["webhook"].([]any)[0].(map[string]any) }
+func hook0Config(cfg map[string]any) map[string]any {
+	return cfg["webhook"].([]any)[0].(map[string]any)
+}
 
 func showDiags(diags []*tfprotov6.Diagnostic) string {
 	var b strings.Builder
