@@ -77,7 +77,7 @@ func ourCauses(errs field.ErrorList) []cause {
 	return out
 }
 
-// virtualResourceWarning marks the warnings both sides give (spec 2.12); the others of Validate
+// virtualResourceWarning marks the warnings both sides give (WarningsForMutatingWebhookRules in k8s.io/kubernetes pkg/apis/admissionregistration/validation); the others of Validate
 // (caBundle, failurePolicy, reinvocation) are advice of our own that the server does not give.
 const virtualResourceWarning = "is excluded from admission webhooks"
 
@@ -312,7 +312,7 @@ func (k kind) check(t *testing.T, serverVersion string) {
 		rulesCovered                                     = map[string]bool{}
 		kinds                                            = map[string]bool{}
 		unmapped                                         = map[string]bool{}
-		silent                                           = map[string][2]int{} // rule the spec is silent on → accepted, rejected
+		silent                                           = map[string][2]int{} // rule whose verdict the generator leaves to the server → accepted, rejected
 		otherWarnings                                    = map[string]int{}
 		paths                                            = webhook.Paths(k.name)
 	)
@@ -336,11 +336,11 @@ func (k kind) check(t *testing.T, serverVersion string) {
 			warningDiffs++
 			t.Errorf("virtual-resource warnings differ: %s\n  ours:   %q\n  server: %q", summary(c), o.ourWarnings, o.warnings)
 		}
-		// The generator's label is the spec's verdict; the server must bear it out, or the
+		// The generator's label is the verdict the rule gives; the server must bear it out, or the
 		// rule is not exercised the way the generator claims (and the count below would lie).
 		switch {
 		case c.want == accept && !o.accepted, c.want == reject && o.accepted:
-			t.Errorf("the spec says %s but the server did not: %s\n  server:\n%s", c.want, summary(c), listCauses(o.causes))
+			t.Errorf("the generator expects %s but the server did not: %s\n  server:\n%s", c.want, summary(c), listCauses(o.causes))
 		case c.rule != validRule && !strings.HasPrefix(c.rule, "several rules"):
 			rulesCovered[c.rule] = true
 		}

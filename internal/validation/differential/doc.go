@@ -1,6 +1,6 @@
 // Package differential holds the differential test of internal/validation: a deterministic
 // generator of MutatingWebhookConfiguration objects, valid ones and ones broken by each rule of
-// the project's spec (mutating-webhook-api-rules.md), and a test that sends each one to a real
+// the server's validation (k8s.io/kubernetes pkg/apis/admissionregistration/validation), and a test that sends each one to a real
 // kube-apiserver as a dry-run create and requires the server and Validate to agree on the verdict
 // and on the set of (field path, error type) pairs. Each object is sent twice: as the
 // MutatingWebhookConfiguration generated, and as the ValidatingWebhookConfiguration made from it

@@ -49,7 +49,7 @@ func TestGeneratorIsDeterministic(t *testing.T) {
 	}
 }
 
-// TestGeneratorLabelsAgreeWithValidate checks, offline, each object whose verdict the spec
+// TestGeneratorLabelsAgreeWithValidate checks, offline, each object whose verdict the rules
 // states against Validate, in both kinds. The differential test then checks both against the
 // server.
 func TestGeneratorLabelsAgreeWithValidate(t *testing.T) {

@@ -23,11 +23,11 @@ const seed = 20260427
 
 type mwc = v1.MutatingWebhookConfiguration
 
-// verdict is what the spec says the server does with an object.
+// verdict is what the server's rules say it does with an object.
 type verdict int
 
 const (
-	unknown verdict = iota // the spec does not say; only the comparison with Validate counts
+	unknown verdict = iota // the rules do not settle it; only the comparison with Validate counts
 	accept
 	reject
 )
@@ -39,8 +39,8 @@ func (v verdict) String() string {
 // testCase is one generated object and what it is meant to exercise.
 type testCase struct {
 	id    int
-	rule  string  // the rule of the spec it exercises (validRule for untouched random objects)
-	want  verdict // the spec's verdict
+	rule  string  // the server's rule it exercises (validRule for untouched random objects)
+	want  verdict // the rule's verdict
 	note  string  // the change made to a valid object, for reports
 	steps []step  // the mutators that made it from a valid object, in order (none for those)
 	obj   *mwc
@@ -437,7 +437,7 @@ func hookNameOfLength(n int) string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mutators, by section of the spec.
+// Mutators, by the server's rule they break.
 
 func mutators() []mutator {
 	var ms []mutator

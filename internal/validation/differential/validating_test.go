@@ -37,7 +37,7 @@ func validatingForm(o *mwc) *v1.ValidatingWebhookConfiguration {
 //
 // A mutatingOnly step leaves no trace in that object, so it is taken out of the case's steps,
 // rule and note. A case made by such steps alone is the valid object it started from under
-// another name: it is dropped (and counted), not relabelled. The other cases keep the spec's
+// another name: it is dropped (and counted), not relabelled. The other cases keep the rule's
 // verdict: every step left is still in the object, and a case with several steps is made only of
 // rejecting mutators.
 func validatingCases(mutating []testCase) (cases []testCase, dropped int) {

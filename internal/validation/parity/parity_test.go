@@ -137,7 +137,7 @@ func selector(r *rand.Rand) *metav1.LabelSelector {
 	return s
 }
 
-// gen makes a random object from pools of valid and invalid values taken from the spec.
+// gen makes a random object from pools of valid and invalid values taken from the server's rules.
 func gen(r *rand.Rand) *v1.MutatingWebhookConfiguration {
 	o := &v1.MutatingWebhookConfiguration{}
 	o.Name = pick(r, namePool...)
