@@ -77,20 +77,6 @@ resource "admission_mutating_webhook_configuration" "test" {
 `, name, timeoutSeconds)
 }
 
-// pendingRun reports whether to run the checks of behaviour the provider
-// does not have yet (set ADMISSION_ACC_PENDING=1). Each such check names the
-// change it waits for; whoever makes the change removes the guard.
-func pendingRun() bool { return os.Getenv("ADMISSION_ACC_PENDING") != "" }
-
-// orPending is want while the provider change is pending, and stricter once
-// pendingRun says to check it.
-func orPending(want, stricter string) string {
-	if pendingRun() {
-		return stricter
-	}
-	return want
-}
-
 func kubeconfigProvider(t *testing.T, context string) string {
 	return fmt.Sprintf("provider \"admission\" {\n  config_path    = %q\n  config_context = %q\n}\n", acctest.Cluster(t).KubeconfigPath, context)
 }
@@ -141,7 +127,7 @@ func deadAddress(t *testing.T) string {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	_ = l.Close()
 	return "https://" + addr
 }
 

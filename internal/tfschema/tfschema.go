@@ -141,10 +141,10 @@ func Computed(attrs map[string]schema.Attribute, blocks map[string]schema.Block)
 // does to the object, the default a left-out value gets, which values
 // Terraform manages and when to leave a value out.
 var configOnly = []*regexp.Regexp{
-	regexp.MustCompile("^Changing it replaces the object\\.$"),
+	regexp.MustCompile(`^Changing it replaces the object\.$`),
 	regexp.MustCompile("^Default: `[^`]*`\\.$"),
-	regexp.MustCompile("^Only the \\w+ set here are managed; .* are left alone\\.$"),
-	regexp.MustCompile("^Leave it out when .*\\.$"),
+	regexp.MustCompile(`^Only the \w+ set here are managed; .* are left alone\.$`),
+	regexp.MustCompile(`^Leave it out when .*\.$`),
 }
 
 // ReadOnlyDescription is a resource description as a data source shows it:

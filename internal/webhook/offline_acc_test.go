@@ -19,7 +19,7 @@ func TestAccPlanWithoutTheClusterSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := l.Addr().String()
-	l.Close() // nothing listens there now: connections are refused
+	_ = l.Close() // nothing listens there now: connections are refused
 
 	cfg := fmt.Sprintf("provider \"admission\" {\n  host = \"https://%s\"\n  token = %q\n  cluster_ca_certificate = %q\n}\n", dead, cp.AdminToken, string(cp.CAPEM))
 	resourceBlock := minimalConfig(t, randomName())

@@ -807,7 +807,7 @@ func (p *Proxy) cut(w http.ResponseWriter, r *http.Request, f Fault, rec *Record
 		return
 	}
 	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	rec.Forwarded = true
 	if f.CutBeforeResponse {
 		p.logf("faultproxy: %s: upstream answered %d; %s before answering", what, resp.StatusCode, f.Action)
@@ -838,7 +838,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) (status int, for
 		respondMessage(w, http.StatusBadGateway, "", "faultproxy: upstream: "+err.Error())
 		return http.StatusBadGateway, false
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	copyHeader(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
@@ -915,6 +915,6 @@ func respondMessage(w http.ResponseWriter, code int, retryAfter, message string)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%s,"reason":%q%s,"code":%d}`+"\n",
+	_, _ = fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%s,"reason":%q%s,"code":%d}`+"\n",
 		strconv.Quote(message), reason, details, code)
 }

@@ -147,7 +147,7 @@ func do(c *http.Client, p *Proxy, method, path, token string) result {
 	if err != nil {
 		return result{err: err}
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	return result{status: resp.StatusCode, proto: resp.ProtoMajor, body: string(b), retryAfter: resp.Header.Get("Retry-After"), err: err}
 }
@@ -500,7 +500,7 @@ func TestOnlyLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer func() { _ = p.Close() }()
 	if !strings.HasPrefix(p.URL, "https://127.0.0.1:") {
 		t.Errorf("URL = %s", p.URL)
 	}
@@ -513,7 +513,11 @@ func TestClosesByItselfAndTwice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", p.URL+"/x", nil)
-	if _, err := client(t, p).Do(req); !errors.Is(err, syscall.ECONNREFUSED) {
+	resp, err := client(t, p).Do(req)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("after MaxLifetime: %v", err)
 	}
 	if err := p.Close(); err != nil {

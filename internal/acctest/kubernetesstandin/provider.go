@@ -140,7 +140,7 @@ func setItemLimits(b *tfprotov6.SchemaBlock, prefix string) {
 func (s sdkv2Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
 	if resp != nil {
-		resp.UnsafeToUseLegacyTypeSystem = true
+		resp.UnsafeToUseLegacyTypeSystem = true //nolint:staticcheck // the stand-in behaves as an SDKv2 provider does
 	}
 	return resp, err
 }
@@ -148,7 +148,7 @@ func (s sdkv2Server) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 func (s sdkv2Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	if resp != nil {
-		resp.UnsafeToUseLegacyTypeSystem = true
+		resp.UnsafeToUseLegacyTypeSystem = true //nolint:staticcheck // the stand-in behaves as an SDKv2 provider does
 	}
 	return resp, err
 }

@@ -159,7 +159,7 @@ func (c sameAsFixture) CheckState(_ context.Context, req statecheck.CheckStateRe
 	if got.SchemaVersion != want.SchemaVersion {
 		diffs = append(diffs, fmt.Sprintf("schema version %d, want %d", got.SchemaVersion, want.SchemaVersion))
 	}
-	diffs = append(diffs, compareValues("", map[string]any(got.AttributeValues), map[string]any(want.Attributes), c.values)...)
+	diffs = append(diffs, compareValues("", got.AttributeValues, want.Attributes, c.values)...)
 	if len(diffs) > 0 {
 		resp.Error = fmt.Errorf("%s differs from the state of hashicorp/kubernetes:\n  %s", c.want.address(), strings.Join(diffs, "\n  "))
 	}
