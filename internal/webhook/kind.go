@@ -34,6 +34,8 @@ type kind[H hook] struct {
 	// does says what the kind's webhooks do, for the descriptions: "admit
 	// and change objects".
 	does string
+	// order says in what order the API server calls the kind's webhooks.
+	order string
 	// hookAttributes are the attributes only this kind's webhook block has.
 	hookAttributes map[string]schema.Attribute
 	// newHook makes the kind's webhook model from the common fields and the

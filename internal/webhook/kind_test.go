@@ -64,3 +64,20 @@ func TestValidatingKindConversion(t *testing.T) {
 		t.Errorf("mutating apply configuration: %v, %v", mac, err)
 	}
 }
+
+// State moves from hashicorp/kubernetes whichever registry host the CLI
+// names it by, and from no other provider.
+func TestFromHashicorpKubernetes(t *testing.T) {
+	for address, want := range map[string]bool{
+		"registry.terraform.io/hashicorp/kubernetes": true,
+		"registry.opentofu.org/hashicorp/kubernetes": true,
+		"registry.terraform.io/hashicorp/helm":       false,
+		"registry.terraform.io/acme/kubernetes":      false,
+		"hashicorp/kubernetes":                       false,
+		"":                                           false,
+	} {
+		if got := fromHashicorpKubernetes(address); got != want {
+			t.Errorf("%q: got %v, want %v", address, got, want)
+		}
+	}
+}

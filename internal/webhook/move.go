@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -9,9 +10,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// hashicorpKubernetes is the provider whose resources of the same kinds
-// move to this one with a `moved` block.
-const hashicorpKubernetes = "registry.terraform.io/hashicorp/kubernetes"
+// fromHashicorpKubernetes reports whether a source provider address is
+// hashicorp/kubernetes, whose resources of the same kinds move to this one
+// with a `moved` block: registry.terraform.io/hashicorp/kubernetes from
+// Terraform, registry.opentofu.org/hashicorp/kubernetes from OpenTofu.
+func fromHashicorpKubernetes(address string) bool {
+	host, rest, _ := strings.Cut(address, "/")
+	return host != "" && rest == "hashicorp/kubernetes"
+}
 
 // MoveState takes over the state of hashicorp/kubernetes'
 // kubernetes_<kind>_v1 resource of the same kind, so that a live webhook
@@ -26,7 +32,7 @@ func (r *webhookResource[H]) MoveState(context.Context) []resource.StateMover {
 }
 
 func (r *webhookResource[H]) moveFromHashicorpKubernetes(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	if req.SourceProviderAddress != hashicorpKubernetes || req.SourceTypeName != "kubernetes_"+r.kind.typeName+"_v1" {
+	if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+r.kind.typeName+"_v1" {
 		return // not ours to move: the framework reports that no mover matched
 	}
 	if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {

@@ -15,6 +15,7 @@ var mutating = newKind(kind[mutatingHook]{
 	typeName: "mutating_webhook_configuration",
 	api:      newAPIKind(kube.MutatingWebhookConfigurations),
 	does:     "admit and change objects",
+	order:    "Webhooks are called in the order given.",
 	hookAttributes: map[string]schema.Attribute{
 		"reinvocation_policy": tfschema.Enum("Whether the webhook is called again, once, when later mutating admission plugins change the object after it: `IfNeeded` or `Never`.",
 			string(admissionregistrationv1.NeverReinvocationPolicy), "Never", "IfNeeded"),

@@ -83,7 +83,7 @@ func (k *kind[H]) webhookBlock() schema.ListNestedBlock {
 	}
 	maps.Copy(attrs, k.hookAttributes)
 	return schema.ListNestedBlock{
-		MarkdownDescription: "A webhook the API server calls, with the requests it applies to. Webhooks are called in the order given.",
+		MarkdownDescription: "A webhook the API server calls, with the requests it applies to. " + k.order,
 		NestedObject: schema.NestedBlockObject{
 			Attributes: attrs,
 			Blocks: map[string]schema.Block{

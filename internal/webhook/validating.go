@@ -13,5 +13,6 @@ var validating = newKind(kind[webhookModel]{
 	typeName: "validating_webhook_configuration",
 	api:      newAPIKind(kube.ValidatingWebhookConfigurations),
 	does:     "admit or reject objects, after every mutation",
+	order:    "Webhooks are called in parallel, in no set order.",
 	newHook:  func(base webhookModel, _ types.String) webhookModel { return base },
 })
