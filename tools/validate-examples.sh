@@ -15,7 +15,8 @@
 # overridden provider (which fails offline, and before the first release), and
 # validate does not need it when every provider of the module is overridden.
 #
-# Each directory is validated in a temporary copy of its .tf files, so no
+# Each directory is validated in a temporary copy of its .tf files (each
+# import-*.tf file with the others but on its own: they are alternatives), so no
 # .terraform directory or lock file is left in examples/. Besides being valid,
 # a directory must declare the provider's source exactly once
 # (required_providers), so that each example works when pasted, and must not
@@ -79,43 +80,63 @@ while IFS= read -r d; do
 done < <(find examples -name '*.tf' | sed 's|/[^/]*$||' | LC_ALL=C sort -u)
 [ ${#dirs[@]} -gt 0 ] || die "no .tf files under examples/"
 
-validated=0 failed=0
-for dir in "${dirs[@]}"; do
-	ws=$tmp/ws/$dir
-	mkdir -p "$ws"
-	cp "$dir"/*.tf "$ws/"
-	notes=()
-	if [ -z "$identity_import" ]; then
-		for f in "$ws"/*.tf; do
-			if grep -Eq '^[[:space:]]*identity[[:space:]]*=' "$f"; then
-				rm "$f"
-				notes+=("left out $(basename "$f"): import by resource identity needs 1.12 or later")
-			fi
-		done
-	fi
-
-	problems=()
+# validate_files DIR FILE...: one validation of those files as a root module;
+# prints what went wrong and returns non-zero if anything did.
+validate_files() {
+	local dir=$1 ws rc=0 out sources warnings
+	shift
+	ws=$(mktemp -d "$tmp/ws.XXXXXX")
+	cp "$@" "$ws/"
+	local problems=()
 	sources=$(cat "$ws"/*.tf | grep -Ec "^[[:space:]]*source[[:space:]]*=[[:space:]]*\"(registry\.(terraform|opentofu)\.io/)?$source_addr\"" || true)
 	if [ "$sources" -ne 1 ]; then
 		problems+=("declares source = \"$source_addr\" in required_providers $sources times, not once")
 	fi
-	rc=0
 	out=$(cd "$ws" && "$cli" validate -no-color 2>&1) || rc=$?
 	if [ $rc -ne 0 ]; then
 		problems+=("$cli_name validate failed (exit status $rc)")
 	elif warnings=$(grep 'Warning: ' <<<"$out" | grep -v 'Provider development overrides are in effect'); then
 		problems+=("unexpected warnings: $warnings")
 	fi
+	[ ${#problems[@]} -eq 0 ] && return 0
+	echo "FAIL  $dir ($(for f in "$@"; do basename "$f"; done | tr '\n' ' '| sed 's/ $//'))"
+	printf '        %s\n' "${problems[@]}"
+	# shellcheck disable=SC2001 # a prefix on every line of the output
+	sed 's/^/        | /' <<<"$out"
+	return 1
+}
 
-	if [ ${#problems[@]} -eq 0 ]; then
+# Each import-*.tf file is an alternative way to adopt the directory's
+# resources (by id, by identity), shown on its own in the docs: it is
+# validated with the rest of the directory, one at a time.
+validated=0 failed=0
+for dir in "${dirs[@]}"; do
+	base=() imports=() notes=()
+	for f in "$dir"/*.tf; do
+		case $(basename "$f") in
+		import-*.tf)
+			if [ -z "$identity_import" ] && grep -Eq '^[[:space:]]*identity[[:space:]]*=' "$f"; then
+				notes+=("left out $(basename "$f"): import by resource identity needs 1.12 or later")
+			else
+				imports+=("$f")
+			fi
+			;;
+		*) base+=("$f") ;;
+		esac
+	done
+	ok=yes
+	if [ ${#imports[@]} -eq 0 ]; then
+		validate_files "$dir" "${base[@]}" || ok=
+	else
+		for f in "${imports[@]}"; do
+			validate_files "$dir" "${base[@]}" "$f" || ok=
+		done
+	fi
+	if [ -n "$ok" ]; then
 		validated=$((validated + 1))
 		echo "ok    $dir"
 	else
 		failed=$((failed + 1))
-		echo "FAIL  $dir"
-		printf '        %s\n' "${problems[@]}"
-		# shellcheck disable=SC2001 # a prefix on every line of the output
-		sed 's/^/        | /' <<<"$out"
 	fi
 	if [ ${#notes[@]} -gt 0 ]; then
 		printf '        %s\n' "${notes[@]}"
