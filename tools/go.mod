@@ -1,6 +1,7 @@
 // Tools for developing the provider. The binaries of the local control plane
-// (kube-apiserver, etcd), the OpenTofu CLI and golangci-lint each have their
-// own module below this directory; tools/bin.sh builds and caches them all.
+// (kube-apiserver, etcd), the Terraform and OpenTofu CLIs and golangci-lint
+// each have their own module below this directory; tools/bin.sh builds and
+// caches them all.
 module github.com/seed-a73d233f/terraform-provider-admission/tools
 
 go 1.26.0
