@@ -12,5 +12,5 @@ import (
 //go:generate sh -c "$(bash ./bin.sh terraform) fmt -recursive ../examples/"
 
 // Generate documentation (tfplugindocs, fed with the schema read by the
-// terraform or tofu of bin.sh; see docs.sh).
+// Terraform 1.14 of bin.sh; see docs.sh).
 //go:generate bash ./docs.sh
