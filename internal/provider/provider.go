@@ -1,5 +1,5 @@
 // Package provider is the admission provider: its connection settings and the
-// resources and data sources it serves.
+// resources, data sources and list resources it serves.
 package provider
 
 import (
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -30,7 +31,10 @@ type admissionProvider struct {
 	version string
 }
 
-var _ provider.Provider = (*admissionProvider)(nil)
+var (
+	_ provider.Provider                  = (*admissionProvider)(nil)
+	_ provider.ProviderWithListResources = (*admissionProvider)(nil)
+)
 
 type providerModel struct {
 	Host                  types.String `tfsdk:"host"`
@@ -169,6 +173,7 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	resp.ResourceData = client
 	resp.DataSourceData = client
+	resp.ListResourceData = client
 }
 
 func (p *admissionProvider) Resources(context.Context) []func() resource.Resource {
@@ -177,6 +182,10 @@ func (p *admissionProvider) Resources(context.Context) []func() resource.Resourc
 
 func (p *admissionProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return webhook.DataSources()
+}
+
+func (p *admissionProvider) ListResources(context.Context) []func() list.ListResource {
+	return webhook.ListResources()
 }
 
 // unknownSetting names a connection setting whose value is not known yet.
