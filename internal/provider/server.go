@@ -17,15 +17,19 @@ import (
 // and leaves the counts to list validators, which run only after Terraform
 // has decoded the configuration; with the counts in the schema, Terraform
 // checks them itself (one error, on the block), and the docs list a
-// required block as required.
+// required block as required. The calls of list resources, which
+// tfprotov6.ProviderServer does not include yet, go to the framework's
+// server too (tfprotov6.ListResourceServer).
 func NewServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
-		return blockCounts{providerserver.NewProtocol6(New(version)())(), New(version)()}
+		srv := providerserver.NewProtocol6(New(version)())()
+		return blockCounts{srv, srv.(tfprotov6.ListResourceServer), New(version)()}
 	}
 }
 
 type blockCounts struct {
 	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
 	provider interface {
 		Resources(context.Context) []func() resource.Resource
 	}

@@ -44,3 +44,29 @@ func TestSchemaStatesBlockCounts(t *testing.T) {
 		}
 	}
 }
+
+// The server answers the calls of list resources (terraform query) and
+// states their schemas.
+func TestServerServesListResources(t *testing.T) {
+	srv := provider.NewServer("test")()
+	list, ok := srv.(tfprotov6.ListResourceServer)
+	if !ok {
+		t.Fatalf("%T does not serve list resources", srv)
+	}
+	resp, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typeName := range []string{"admission_mutating_webhook_configuration", "admission_validating_webhook_configuration"} {
+		if resp.ListResourceSchemas[typeName] == nil {
+			t.Errorf("no list resource schema for %s", typeName)
+		}
+		v, err := list.ValidateListResourceConfig(context.Background(), &tfprotov6.ValidateListResourceConfigRequest{TypeName: typeName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range v.Diagnostics {
+			t.Errorf("%s: ValidateListResourceConfig: %s: %s", typeName, d.Summary, d.Detail)
+		}
+	}
+}
