@@ -29,9 +29,7 @@ type webhookListResource[H hook] struct {
 	clientHolder
 }
 
-var (
-	_ fwlist.ListResourceWithConfigure = (*webhookListResource[webhookModel])(nil)
-)
+var _ fwlist.ListResourceWithConfigure = (*webhookListResource[webhookModel])(nil)
 
 // listConfigModel is the config block of a list block.
 type listConfigModel struct {
@@ -79,6 +77,8 @@ func (l *webhookListResource[H]) List(ctx context.Context, req fwlist.ListReques
 		stream.Results = fwlist.ListResultsStreamDiagnostics(diags)
 		return
 	}
+	// A list block has no timeouts block: retries stop after the default
+	// timeout of a read.
 	ctx, cancel := context.WithTimeout(ctx, defaultReadTimeout)
 	defer cancel()
 	selector := cfg.LabelSelector.ValueString()
