@@ -24,7 +24,9 @@
 #
 # Files with an import block by resource identity (identity = { ... }) need
 # Terraform or OpenTofu 1.12 or later; with an older CLI they are left out of
-# their directory's copy, and the script says so.
+# their directory's copy, and the script says so. The same goes for the
+# .tfquery.hcl files of list resources, validated with `validate -query`,
+# which needs Terraform 1.14 or later (OpenTofu has no list resources).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,6 +72,10 @@ identity_import=yes
 if [ "$major" -lt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -lt 12 ]; }; then
 	identity_import=
 fi
+query=
+if [ "$cli_name" = Terraform ] && { [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 14 ]; }; }; then
+	query=-query
+fi
 echo "validating examples/ with $cli_name $cli_version ($cli)"
 
 go build -o "$tmp/plugins/terraform-provider-admission" .
@@ -92,7 +98,7 @@ validate_files() {
 	if [ "$sources" -ne 1 ]; then
 		problems+=("declares source = \"$source_addr\" in required_providers $sources times, not once")
 	fi
-	out=$(cd "$ws" && "$cli" validate -no-color 2>&1) || rc=$?
+	out=$(cd "$ws" && "$cli" validate -no-color ${query:+"$query"} 2>&1) || rc=$?
 	if [ $rc -ne 0 ]; then
 		problems+=("$cli_name validate failed (exit status $rc)")
 	elif warnings=$(grep 'Warning: ' <<<"$out" | grep -v 'Provider development overrides are in effect'); then
@@ -123,6 +129,14 @@ for dir in "${dirs[@]}"; do
 			;;
 		*) base+=("$f") ;;
 		esac
+	done
+	for f in "$dir"/*.tfquery.hcl; do
+		[ -e "$f" ] || continue
+		if [ -n "$query" ]; then
+			base+=("$f")
+		else
+			notes+=("left out $(basename "$f"): list blocks need Terraform 1.14 or later")
+		fi
 	done
 	ok=yes
 	if [ ${#imports[@]} -eq 0 ]; then
