@@ -1,6 +1,6 @@
 import {
-  to = admission_mutating_webhook_configuration.labeler
+  to = admission_mutating_webhook_configuration.example
   identity = {
-    name = "labeler.example.com"
+    name = "sidecar-injector.example.com"
   }
 }

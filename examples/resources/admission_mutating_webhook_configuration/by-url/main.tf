@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    admission = {
+      source = "seed-a73d233f/admission"
+    }
+  }
+}
+
 # A webhook outside the cluster, reached by URL, with the CA that signed its
 # serving certificate given as PEM text (the provider does the base64 the API
 # expects). failure_policy = "Ignore" lets requests through while it is down.
