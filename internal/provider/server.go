@@ -22,8 +22,9 @@ import (
 // server too (tfprotov6.ListResourceServer).
 func NewServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
-		srv := providerserver.NewProtocol6(New(version)())()
-		return blockCounts{srv, srv.(tfprotov6.ListResourceServer), New(version)()}
+		p := New(version)()
+		srv := providerserver.NewProtocol6(p)()
+		return blockCounts{srv, srv.(tfprotov6.ListResourceServer), p}
 	}
 }
 

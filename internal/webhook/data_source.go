@@ -2,9 +2,7 @@ package webhook
 
 import (
 	"context"
-	"slices"
 	"strconv"
-	"strings"
 
 	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -147,22 +145,33 @@ func (d *webhookListDataSource[H]) Read(ctx context.Context, req datasource.Read
 		return
 	}
 	selector := cfg.LabelSelector.ValueString()
-	items, err := objects.list(ctx, selector)
-	if err != nil {
-		if apierrors.IsBadRequest(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
-			return
-		}
-		d.kind.addAPIError(&resp.Diagnostics, "list", selector, err)
+	items, ok := d.kind.listByLabels(ctx, objects, selector, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	cfg.ID = types.StringValue(selector)
 	cfg.Items = make([]objectModel[H], 0, len(items))
-	slices.SortFunc(items, func(a, b configuration) int { return strings.Compare(a.Name, b.Name) })
+	items = pick(items, types.StringNull(), 0)
 	for i := range items {
 		cfg.Items = append(cfg.Items, d.kind.flatten(&items[i], nil))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, cfg)...)
+}
+
+// listByLabels lists the kind's objects that match a label selector. A
+// selector the server rejects is reported on label_selector, any other
+// failure as an API error; it returns false when it reported one.
+func (k *kind[H]) listByLabels(ctx context.Context, objs objects, selector string, diags *diag.Diagnostics) ([]configuration, bool) {
+	items, err := objs.list(ctx, selector)
+	switch {
+	case err == nil:
+		return items, true
+	case apierrors.IsBadRequest(err):
+		diags.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
+	default:
+		k.addAPIError(diags, "list", selector, err)
+	}
+	return nil, false
 }
 
 // objectAttributes is the resource's schema turned read-only.

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // ListResources are the list resources of this family, one per kind under
@@ -81,14 +80,8 @@ func (l *webhookListResource[H]) List(ctx context.Context, req fwlist.ListReques
 	// timeout of a read.
 	ctx, cancel := context.WithTimeout(ctx, defaultReadTimeout)
 	defer cancel()
-	selector := cfg.LabelSelector.ValueString()
-	items, err := l.kind.api.objects(client).list(ctx, selector)
-	if err != nil {
-		if apierrors.IsBadRequest(err) {
-			diags.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
-		} else {
-			l.kind.addAPIError(&diags, "list", selector, err)
-		}
+	items, ok := l.kind.listByLabels(ctx, l.kind.api.objects(client), cfg.LabelSelector.ValueString(), &diags)
+	if !ok {
 		stream.Results = fwlist.ListResultsStreamDiagnostics(diags)
 		return
 	}
