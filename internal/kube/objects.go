@@ -64,6 +64,59 @@ var (
 			return l.Items
 		},
 	}
+
+	ValidatingAdmissionPolicies = Kind[admissionregistrationv1.ValidatingAdmissionPolicy,
+		admissionregistrationv1.ValidatingAdmissionPolicyList,
+		admissionregistrationv1ac.ValidatingAdmissionPolicyApplyConfiguration]{
+		Name:     "ValidatingAdmissionPolicy",
+		Resource: "validatingadmissionpolicies",
+		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.ValidatingAdmissionPolicy,
+			admissionregistrationv1.ValidatingAdmissionPolicyList, admissionregistrationv1ac.ValidatingAdmissionPolicyApplyConfiguration] {
+			return c.ValidatingAdmissionPolicies()
+		},
+		items: func(l *admissionregistrationv1.ValidatingAdmissionPolicyList) []admissionregistrationv1.ValidatingAdmissionPolicy {
+			return l.Items
+		},
+	}
+	ValidatingAdmissionPolicyBindings = Kind[admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+		admissionregistrationv1.ValidatingAdmissionPolicyBindingList,
+		admissionregistrationv1ac.ValidatingAdmissionPolicyBindingApplyConfiguration]{
+		Name:     "ValidatingAdmissionPolicyBinding",
+		Resource: "validatingadmissionpolicybindings",
+		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+			admissionregistrationv1.ValidatingAdmissionPolicyBindingList, admissionregistrationv1ac.ValidatingAdmissionPolicyBindingApplyConfiguration] {
+			return c.ValidatingAdmissionPolicyBindings()
+		},
+		items: func(l *admissionregistrationv1.ValidatingAdmissionPolicyBindingList) []admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+			return l.Items
+		},
+	}
+	MutatingAdmissionPolicies = Kind[admissionregistrationv1.MutatingAdmissionPolicy,
+		admissionregistrationv1.MutatingAdmissionPolicyList,
+		admissionregistrationv1ac.MutatingAdmissionPolicyApplyConfiguration]{
+		Name:     "MutatingAdmissionPolicy",
+		Resource: "mutatingadmissionpolicies",
+		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.MutatingAdmissionPolicy,
+			admissionregistrationv1.MutatingAdmissionPolicyList, admissionregistrationv1ac.MutatingAdmissionPolicyApplyConfiguration] {
+			return c.MutatingAdmissionPolicies()
+		},
+		items: func(l *admissionregistrationv1.MutatingAdmissionPolicyList) []admissionregistrationv1.MutatingAdmissionPolicy {
+			return l.Items
+		},
+	}
+	MutatingAdmissionPolicyBindings = Kind[admissionregistrationv1.MutatingAdmissionPolicyBinding,
+		admissionregistrationv1.MutatingAdmissionPolicyBindingList,
+		admissionregistrationv1ac.MutatingAdmissionPolicyBindingApplyConfiguration]{
+		Name:     "MutatingAdmissionPolicyBinding",
+		Resource: "mutatingadmissionpolicybindings",
+		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.MutatingAdmissionPolicyBinding,
+			admissionregistrationv1.MutatingAdmissionPolicyBindingList, admissionregistrationv1ac.MutatingAdmissionPolicyBindingApplyConfiguration] {
+			return c.MutatingAdmissionPolicyBindings()
+		},
+		items: func(l *admissionregistrationv1.MutatingAdmissionPolicyBindingList) []admissionregistrationv1.MutatingAdmissionPolicyBinding {
+			return l.Items
+		},
+	}
 )
 
 // Objects is the client's one path to the objects of a kind: every call is

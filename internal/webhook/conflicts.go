@@ -2,100 +2,28 @@ package webhook
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
-// fieldConflict is one field that another field manager owns with a
-// different value than the one applied.
-type fieldConflict struct {
-	Manager string
-	Field   string
-}
-
-var conflictManager = regexp.MustCompile(`conflict with "([^"]*)"`)
-
-// fieldConflicts extracts the field conflicts of a server-side apply error.
-func fieldConflicts(err error) []fieldConflict {
-	var status apierrors.APIStatus
-	if err == nil || !apierrors.IsConflict(err) || !errors.As(err, &status) {
-		return nil
-	}
-	var out []fieldConflict
-	if d := status.Status().Details; d != nil {
-		for _, c := range d.Causes {
-			if c.Type != metav1.CauseTypeFieldManagerConflict {
-				continue
-			}
-			m := conflictManager.FindStringSubmatch(c.Message)
-			if m == nil {
-				continue
-			}
-			out = append(out, fieldConflict{Manager: m[1], Field: c.Field})
-		}
-	}
-	return out
-}
-
-// resolveConflicts decides what an apply that hit field conflicts does.
-//
-// A field last written by an imperative update (kubectl edit, a client's
-// update or patch) is drift: the configuration says what it must be, so
-// Terraform takes it back, with a warning naming who changed it. A field that
-// another manager declares with server-side apply has a co-owner: that is an
-// error, unless force_conflicts is set.
+// resolveConflicts decides what an apply that hit field conflicts does
+// (object.ResolveConflicts): drift is taken back, a co-owned field is an
+// error unless force_conflicts is set.
 func (r *webhookResource[H]) resolveConflicts(ctx context.Context, obj *configuration,
-	dryRun bool, conflicts []fieldConflict, diags *diag.Diagnostics) (*configuration, error) {
-	name := obj.Name
-	current, err := r.objects().get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	appliers := map[string]bool{}
-	if current != nil {
-		for _, mf := range current.ManagedFields {
-			if mf.Operation == metav1.ManagedFieldsOperationApply {
-				appliers[mf.Manager] = true
-			}
+	dryRun bool, conflicts []object.FieldConflict, diags *diag.Diagnostics) (*configuration, error) {
+	managedFields := func(ctx context.Context) ([]metav1.ManagedFieldsEntry, error) {
+		current, err := r.objects().get(ctx, obj.Name)
+		if current == nil {
+			return nil, err
 		}
+		return current.ManagedFields, err
 	}
-	var coOwned []fieldConflict
-	for _, c := range conflicts {
-		if appliers[c.Manager] {
-			coOwned = append(coOwned, c)
-		}
-	}
-	if len(coOwned) > 0 {
-		diags.AddError(fmt.Sprintf("Fields of %s %q are managed by another field manager", r.kind.api.name, name),
-			"Another field manager declares these fields with server-side apply, with other values:\n\n"+describeConflicts(coOwned)+
-				"\n\nEither leave these fields out of the configuration so that the other manager keeps them "+
-				"(an attribute with a server default, such as timeout_seconds or failure_policy, is always applied: set it to the other manager's value instead), "+
-				"or set force_conflicts = true in the provider configuration to take them over (the other manager may set them back).")
-		return nil, errConflictReported
-	}
-	forced, err := r.objects().apply(ctx, obj, dryRun, true)
-	if err == nil && !dryRun {
-		diags.AddWarning(fmt.Sprintf("Changes made outside Terraform to %q were reverted", name),
-			"These fields had been changed by others and were set back to the configuration:\n\n"+describeConflicts(conflicts))
-	}
-	return forced, err
+	applyForced := func(ctx context.Context) (*configuration, error) { return r.objects().apply(ctx, obj, dryRun, true) }
+	return object.ResolveConflicts(ctx, r.kind.api.name, obj.Name, dryRun, conflicts, managedFields, applyForced, diags)
 }
 
 // errConflictReported tells the caller the error is already on diags.
-var errConflictReported = errors.New("field manager conflict")
-
-func describeConflicts(cs []fieldConflict) string {
-	lines := make([]string, 0, len(cs))
-	for _, c := range cs {
-		lines = append(lines, fmt.Sprintf("  - %s (field manager %q)", c.Field, c.Manager))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
+var errConflictReported = object.ErrConflictReported

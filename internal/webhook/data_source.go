@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 )
 
@@ -43,11 +44,11 @@ type webhookListDataSource[H hook] struct{ dataSourceBase[H] }
 // the provider's client.
 type dataSourceBase[H hook] struct {
 	kind   *kind[H]
-	client clientHolder
+	client object.ClientHolder
 }
 
 func (d *dataSourceBase[H]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client.set(req.ProviderData, &resp.Diagnostics)
+	d.client.Set(req.ProviderData, &resp.Diagnostics)
 }
 
 // start reads the configuration into cfg and bounds ctx by its read
@@ -55,11 +56,11 @@ func (d *dataSourceBase[H]) Configure(_ context.Context, req datasource.Configur
 func (d *dataSourceBase[H]) start(ctx context.Context, req datasource.ReadRequest, cfg any, readTimeout func() dstimeouts.Value,
 	diags *diag.Diagnostics) (context.Context, context.CancelFunc, objects) {
 	diags.Append(req.Config.Get(ctx, cfg)...)
-	client := d.client.ready(diags)
+	client := d.client.Ready(diags)
 	if diags.HasError() {
 		return ctx, func() {}, nil
 	}
-	ctx, cancel, timeoutDiags := withTimeout(ctx, readTimeout().Read, defaultReadTimeout)
+	ctx, cancel, timeoutDiags := object.WithTimeout(ctx, readTimeout().Read, object.DefaultReadTimeout)
 	if diags.Append(timeoutDiags...); diags.HasError() {
 		return ctx, cancel, nil
 	}
@@ -103,7 +104,7 @@ func (d *webhookDataSource[H]) Read(ctx context.Context, req datasource.ReadRequ
 	name := cfg.Name.ValueString()
 	obj, err := objects.get(ctx, name)
 	if err != nil {
-		d.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		d.kind.report.APIError(&resp.Diagnostics, "read", name, err)
 		return
 	}
 	if obj == nil {
@@ -169,7 +170,7 @@ func (k *kind[H]) listByLabels(ctx context.Context, objs objects, selector strin
 	case apierrors.IsBadRequest(err):
 		diags.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
 	default:
-		k.addAPIError(diags, "list", selector, err)
+		k.report.APIError(diags, "list", selector, err)
 	}
 	return nil, false
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // The core holds the object of either kind as an
@@ -42,7 +43,8 @@ type kind[H hook] struct {
 	// reinvocation policy (ignored by kinds without one).
 	newHook func(base webhookModel, reinvocation types.String) H
 
-	paths func() *apipath.Mapper
+	paths  func() *apipath.Mapper
+	report object.Reporter
 }
 
 // apiKind is a kind's API as the core uses it.
@@ -77,6 +79,7 @@ func newKind[H hook](k kind[H]) *kind[H] {
 	k.paths = sync.OnceValue(func() *apipath.Mapper {
 		return apipath.New(k.resourceSchema(), k.api.goType, map[string]string{"webhooks": "webhook", "rules": "rule"})
 	})
+	k.report = object.Reporter{Kind: k.api.name, Resource: k.api.resource, TypeName: k.typeName, Paths: k.paths, Words: inOurWords}
 	return &k
 }
 

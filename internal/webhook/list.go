@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // ListResources are the list resources of this family, one per kind under
@@ -25,7 +27,7 @@ func ListResources() []func() fwlist.ListResource {
 
 type webhookListResource[H hook] struct {
 	kind *kind[H]
-	clientHolder
+	object.ClientHolder
 }
 
 var _ fwlist.ListResourceWithConfigure = (*webhookListResource[webhookModel])(nil)
@@ -61,7 +63,7 @@ func (l *webhookListResource[H]) ListResourceConfigSchema(_ context.Context, _ f
 }
 
 func (l *webhookListResource[H]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	l.set(req.ProviderData, &resp.Diagnostics)
+	l.Set(req.ProviderData, &resp.Diagnostics)
 }
 
 // List lists the objects that match the label selector on the server and
@@ -71,14 +73,14 @@ func (l *webhookListResource[H]) Configure(_ context.Context, req resource.Confi
 func (l *webhookListResource[H]) List(ctx context.Context, req fwlist.ListRequest, stream *fwlist.ListResultsStream) {
 	var cfg listConfigModel
 	diags := req.Config.Get(ctx, &cfg)
-	client := l.ready(&diags)
+	client := l.Ready(&diags)
 	if diags.HasError() {
 		stream.Results = fwlist.ListResultsStreamDiagnostics(diags)
 		return
 	}
 	// A list block has no timeouts block: retries stop after the default
 	// timeout of a read.
-	ctx, cancel := context.WithTimeout(ctx, defaultReadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, object.DefaultReadTimeout)
 	defer cancel()
 	items, ok := l.kind.listByLabels(ctx, l.kind.api.objects(client), cfg.LabelSelector.ValueString(), &diags)
 	if !ok {
@@ -112,7 +114,7 @@ func pick(items []configuration, name types.String, limit int64) []configuration
 func (l *webhookListResource[H]) result(ctx context.Context, req fwlist.ListRequest, obj *configuration) fwlist.ListResult {
 	r := req.NewListResult(ctx)
 	r.DisplayName = obj.Name
-	r.Diagnostics.Append(r.Identity.Set(ctx, identityModel{Name: types.StringValue(obj.Name)})...)
+	r.Diagnostics.Append(r.Identity.Set(ctx, object.IdentityModel{Name: types.StringValue(obj.Name)})...)
 	if req.IncludeResource {
 		m := l.kind.flatten(obj, nil)
 		r.Diagnostics.Append(r.Resource.SetAttribute(ctx, path.Root("id"), m.ID)...)

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // Terraform pairs a list resource with the managed resource of the same
@@ -123,7 +125,7 @@ func TestListResultWithResource(t *testing.T) {
 	if r.DisplayName != obj.Name {
 		t.Errorf("display name %q, want %q", r.DisplayName, obj.Name)
 	}
-	var id identityModel
+	var id object.IdentityModel
 	if diags := r.Identity.Get(ctx, &id); diags.HasError() {
 		t.Fatal(diags)
 	}

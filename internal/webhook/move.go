@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // fromHashicorpKubernetes reports whether a source provider address is
@@ -61,7 +63,7 @@ func (r *webhookResource[H]) moveFromHashicorpKubernetes(ctx context.Context, re
 		return
 	}
 	resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("id"), name)...)
-	setIdentity(ctx, resp.TargetIdentity, name, &resp.Diagnostics)
+	object.SetIdentity(ctx, resp.TargetIdentity, name, &resp.Diagnostics)
 }
 
 // nullEmptyStrings turns the empty string that an SDKv2 provider stores for

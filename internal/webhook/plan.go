@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -40,12 +41,12 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 		// hold for certain (ValidateConfig left them out).
 		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
 			func(e *field.Error) bool { return !validation.CreateOnly(e) })
-		createOnly = r.kind.reportedByTheFramework(ctx, req.Config, createOnly)
-		if r.kind.addFieldErrors(&resp.Diagnostics, createOnly, &exp); resp.Diagnostics.HasError() {
+		createOnly = r.kind.report.LeftToTerraform(ctx, req.Config, createOnly)
+		if r.kind.report.FieldErrors(&resp.Diagnostics, createOnly, exp.unknownAt); resp.Diagnostics.HasError() {
 			return
 		}
 	}
-	if r.c == nil || r.c.Ready() != nil || !r.c.DryRunOnPlan {
+	if !r.Connected() || !r.C.DryRunOnPlan {
 		return
 	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
@@ -61,7 +62,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 
 	// A plan waits for the dry run only briefly: an unreachable cluster
 	// must not hold it for the whole read timeout.
-	limit, diags := plan.Timeouts.Read(ctx, defaultReadTimeout)
+	limit, diags := plan.Timeouts.Read(ctx, object.DefaultReadTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
@@ -71,7 +72,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	case err == nil, errors.Is(err, errConflictReported):
 	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
 		// A verdict on the object: the apply would fail the same way.
-		r.kind.addAPIError(&resp.Diagnostics, "apply", name, err)
+		r.kind.report.APIError(&resp.Diagnostics, "apply", name, err)
 	default:
 		// Unreachable, forbidden, or another failure that says nothing
 		// about the object: the plan goes on, and the apply will tell.
@@ -79,7 +80,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.AddWarning("Plan checked without the cluster",
 			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
 				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
-				r.kind.api.name, name, explain(err, r.kind.api.resource)))
+				r.kind.api.name, name, object.Explain(err, r.kind.api.resource)))
 	}
 }
 

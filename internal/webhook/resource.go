@@ -7,20 +7,16 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -35,7 +31,7 @@ func Resources() []func() resource.Resource {
 
 type webhookResource[H hook] struct {
 	kind *kind[H]
-	clientHolder
+	object.ClientHolder
 }
 
 var (
@@ -47,10 +43,6 @@ var (
 	_ resource.ResourceWithMoveState      = (*webhookResource[webhookModel])(nil)
 )
 
-type identityModel struct {
-	Name types.String `tfsdk:"name"`
-}
-
 func (r *webhookResource[H]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + r.kind.typeName
 }
@@ -61,37 +53,11 @@ func (r *webhookResource[H]) Schema(ctx context.Context, _ resource.SchemaReques
 }
 
 func (r *webhookResource[H]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"name": identityschema.StringAttribute{
-				RequiredForImport: true,
-				Description:       "Name of the " + r.kind.api.name + ".",
-			},
-		},
-	}
+	resp.IdentitySchema = object.IdentitySchema(r.kind.api.name)
 }
 
 func (r *webhookResource[H]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.set(req.ProviderData, &resp.Diagnostics)
-}
-
-func (k *kind[H]) alreadyExists(name string) string {
-	return fmt.Sprintf("A %s named %q already exists in the cluster, so Terraform will not take it over silently. "+
-		"To manage it with Terraform, import it:\n\n  terraform import admission_%s.<resource name> %s\n\n"+
-		"or add an import block with id = %q. Otherwise choose another name.", k.api.name, name, k.typeName, name, name)
-}
-
-// clientFrom takes the provider's client, checking its type.
-func clientFrom(data any, diags *diag.Diagnostics) *kube.Client {
-	if data == nil {
-		return nil // not configured yet (validation)
-	}
-	c, ok := data.(*kube.Client)
-	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *kube.Client, got %T. This is a bug in the provider.", data))
-		return nil
-	}
-	return c
+	r.Set(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig runs the server's rules offline, so that `terraform
@@ -108,19 +74,19 @@ func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.Va
 	}
 	exp := expand(cfg.objectModel)
 	obj := validation.Default(exp.Object)
-	errs := r.kind.reportedByTheFramework(ctx, req.Config, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly))
-	r.kind.addFieldErrors(&resp.Diagnostics, errs, &exp)
-	r.kind.addWarnings(&resp.Diagnostics, validation.Warnings(obj), &exp)
+	errs := r.kind.report.LeftToTerraform(ctx, req.Config, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly))
+	r.kind.report.FieldErrors(&resp.Diagnostics, errs, exp.unknownAt)
+	r.kind.report.Warnings(&resp.Diagnostics, validation.Warnings(obj), exp.unknownAt)
 }
 
 func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan, cfg resourceState[H]
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Create, defaultWriteTimeout)
+	ctx, cancel, diags := object.WithTimeout(ctx, plan.Timeouts.Create, object.DefaultWriteTimeout)
 	defer cancel()
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
@@ -129,18 +95,18 @@ func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequ
 
 	existing, err := r.objects().get(ctx, name)
 	if err != nil {
-		r.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
 		return
 	}
 	if existing != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-			r.kind.api.name+" already exists", r.kind.alreadyExists(name))
+			r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
 		return
 	}
 
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
 	if err != nil {
-		r.kind.addAPIError(&resp.Diagnostics, "create", name, err)
+		r.kind.report.APIError(&resp.Diagnostics, "create", name, err)
 		if kube.MayHaveWritten(err) {
 			keepUnconfirmed(ctx, req.Plan, name, cfg, resp)
 		}
@@ -155,12 +121,7 @@ func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequ
 // the next run reads what the server has and replaces it, instead of finding
 // an object it does not know about.
 func keepUnconfirmed[H hook](ctx context.Context, plan tfsdk.Plan, name string, cfg resourceState[H], resp *resource.CreateResponse) {
-	raw, err := tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
-		if !v.IsKnown() {
-			return tftypes.NewValue(v.Type(), nil), nil
-		}
-		return v, nil
-	})
+	raw, err := object.Unconfirmed(plan)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
 		return
@@ -176,7 +137,7 @@ func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.c == nil || r.c.Ready() != nil {
+	if !r.Connected() {
 		// The connection is not known until apply; keep the state as it is.
 		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
 		return
@@ -185,42 +146,42 @@ func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest,
 	if name == "" && len(state.Metadata) > 0 {
 		name = state.Metadata[0].Name.ValueString()
 	}
-	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Read, defaultReadTimeout)
+	ctx, cancel, diags := object.WithTimeout(ctx, state.Timeouts.Read, object.DefaultReadTimeout)
 	defer cancel()
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	obj, err := r.objects().get(ctx, name)
 	if err != nil {
-		r.kind.addAPIError(&resp.Diagnostics, "read", name, err)
+		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
 		return
 	}
 	if obj == nil {
 		tflog.Warn(ctx, r.kind.api.name+" is gone; removing it from state", map[string]any{"name": name})
 		resp.State.RemoveResource(ctx)
 		// Terraform 1.11 wants an identity even for a removed resource.
-		setIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})...)
-	setIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
+	object.SetIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
 }
 
 func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, cfg resourceState[H]
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, diags := withTimeout(ctx, plan.Timeouts.Update, defaultWriteTimeout)
+	ctx, cancel, diags := object.WithTimeout(ctx, plan.Timeouts.Update, object.DefaultWriteTimeout)
 	defer cancel()
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
 	if err != nil {
-		r.kind.addAPIError(&resp.Diagnostics, "update", plan.Metadata[0].Name.ValueString(), err)
+		r.kind.report.APIError(&resp.Diagnostics, "update", plan.Metadata[0].Name.ValueString(), err)
 		return
 	}
 	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
@@ -229,27 +190,22 @@ func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequ
 func (r *webhookResource[H]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceState[H]
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if r.ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, diags := withTimeout(ctx, state.Timeouts.Delete, defaultWriteTimeout)
+	ctx, cancel, diags := object.WithTimeout(ctx, state.Timeouts.Delete, object.DefaultWriteTimeout)
 	defer cancel()
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	name := state.ID.ValueString()
 	if err := r.objects().delete(ctx, name); err != nil {
-		r.kind.addAPIError(&resp.Diagnostics, "delete", name, err)
+		r.kind.report.APIError(&resp.Diagnostics, "delete", name, err)
 	}
 }
 
 func (r *webhookResource[H]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name := req.ID
-	if name == "" && req.Identity != nil {
-		var id identityModel
-		resp.Diagnostics.Append(req.Identity.Get(ctx, &id)...)
-		name = id.Name.ValueString()
-	}
+	name := object.ImportName(ctx, req.ID, req.Identity, &resp.Diagnostics)
 	if name == "" {
 		resp.Diagnostics.AddError("Missing name", "Import a "+r.kind.api.name+" by its name, for example: terraform import admission_"+r.kind.typeName+".example my-webhooks")
 		return
@@ -258,7 +214,7 @@ func (r *webhookResource[H]) ImportState(ctx context.Context, req resource.Impor
 }
 
 // objects are the API calls on objects of the resource's kind.
-func (r *webhookResource[H]) objects() objects { return r.kind.api.objects(r.c) }
+func (r *webhookResource[H]) objects() objects { return r.kind.api.objects(r.C) }
 
 // apply writes the planned object with server-side apply (or checks it with
 // a dry run) and returns what the server stored, or the server's error.
@@ -267,7 +223,7 @@ func (r *webhookResource[H]) apply(ctx context.Context, plan, cfg objectModel[H]
 	obj := expand(plan).Object
 	leaveUnsetCABundles(obj, cfg)
 	stored, err := r.objects().apply(ctx, obj, dryRun, false)
-	if conflicts := fieldConflicts(err); len(conflicts) > 0 {
+	if conflicts := object.FieldConflicts(err); len(conflicts) > 0 {
 		return r.resolveConflicts(ctx, obj, dryRun, conflicts, diags)
 	}
 	return stored, err
@@ -321,26 +277,5 @@ func recordOwnership[H hook](ctx context.Context, cfg resourceState[H], name str
 		return
 	}
 	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
-	setIdentity(ctx, identity, name, diags)
-}
-
-// Operation timeouts when the timeouts block leaves them out. A write
-// includes waiting for a deletion to finish (finalizers).
-const (
-	defaultReadTimeout  = 2 * time.Minute
-	defaultWriteTimeout = 5 * time.Minute
-)
-
-// withTimeout bounds an operation by its timeout from the timeouts block.
-func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
-	d, diags := get(ctx, def)
-	ctx, cancel := context.WithTimeout(ctx, d)
-	return ctx, cancel, diags
-}
-
-// setIdentity records the resource identity, where Terraform supports it.
-func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, name string, diags *diag.Diagnostics) {
-	if identity != nil {
-		diags.Append(identity.Set(ctx, identityModel{Name: types.StringValue(name)})...)
-	}
+	object.SetIdentity(ctx, identity, name, diags)
 }

@@ -1,0 +1,113 @@
+// Package object is what every resource and data source of an API object
+// shares, whatever its kind: the provider's client, operation timeouts, the
+// resource identity, and diagnostics put on the attribute they are about.
+// The families (internal/webhook, internal/policy) build their kinds on it.
+package object
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+)
+
+// ClientHolder keeps the provider's client for a resource or data source.
+type ClientHolder struct{ C *kube.Client }
+
+// Set takes the client from the provider data of a Configure call.
+func (h *ClientHolder) Set(data any, diags *diag.Diagnostics) {
+	if data == nil {
+		return // not configured yet (validation)
+	}
+	c, ok := data.(*kube.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *kube.Client, got %T. This is a bug in the provider.", data))
+		return
+	}
+	h.C = c
+}
+
+// Ready returns the client, or reports on diags why there is none.
+func (h *ClientHolder) Ready(diags *diag.Diagnostics) *kube.Client {
+	switch {
+	case h.C == nil:
+		diags.AddError("Provider not configured", "The admission provider has no connection to a cluster. This is a bug in the provider.")
+	case h.C.Ready() != nil:
+		diags.AddError("Provider not configured", h.C.Ready().Error())
+	}
+	return h.C
+}
+
+// Connected reports whether the client can make requests now: it is false
+// while the provider's configuration depends on values known only at apply.
+func (h *ClientHolder) Connected() bool { return h.C != nil && h.C.Ready() == nil }
+
+// Operation timeouts when the timeouts block leaves them out. A write
+// includes waiting for a deletion to finish (finalizers).
+const (
+	DefaultReadTimeout  = 2 * time.Minute
+	DefaultWriteTimeout = 5 * time.Minute
+)
+
+// WithTimeout bounds an operation by its timeout from the timeouts block.
+func WithTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
+	d, diags := get(ctx, def)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, diags
+}
+
+// IdentityModel is the resource identity of a cluster-scoped object: its name.
+type IdentityModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+// IdentitySchema is the identity schema of a resource of the API kind kind.
+func IdentitySchema(kind string) identityschema.Schema {
+	return identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"name": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "Name of the " + kind + ".",
+			},
+		},
+	}
+}
+
+// SetIdentity records the resource identity, where Terraform supports it.
+func SetIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, name string, diags *diag.Diagnostics) {
+	if identity != nil {
+		diags.Append(identity.Set(ctx, IdentityModel{Name: types.StringValue(name)})...)
+	}
+}
+
+// ImportName is the name an import asks for: the import ID, or the name in
+// the identity of an import block.
+func ImportName(ctx context.Context, id string, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) string {
+	if id == "" && identity != nil {
+		var m IdentityModel
+		diags.Append(identity.Get(ctx, &m)...)
+		return m.Name.ValueString()
+	}
+	return id
+}
+
+// Unconfirmed is the planned object of a create whose request may have
+// reached the server although no answer came back, with the values only the
+// server knows left empty. Kept as the state beside the error, Terraform
+// taints it, so the next run reads what the server has and replaces it,
+// instead of finding an object it does not know about.
+func Unconfirmed(plan tfsdk.Plan) (tftypes.Value, error) {
+	return tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+}

@@ -1,0 +1,149 @@
+package object
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// Both our own checks and the server's rejections speak Kubernetes field
+// paths; a Reporter puts them on the attribute the user must change.
+
+// Reporter reports the diagnostics of one kind's resource or data source.
+type Reporter struct {
+	// Kind is the API kind, such as "ValidatingAdmissionPolicy".
+	Kind string
+	// Resource is its plural resource name, as RBAC rules name it.
+	Resource string
+	// TypeName is the resource type name without the provider's prefix.
+	TypeName string
+	// Paths maps the kind's API field paths to attribute paths.
+	Paths func() *apipath.Mapper
+	// Words, when set, puts a message of the server in the words of the
+	// resource's schema (for a field the schema names differently).
+	Words func(apiPath, message string) string
+}
+
+// At reports one diagnostic on the attribute at apiPath; on the resource
+// when no attribute is there.
+func (r Reporter) At(diags *diag.Diagnostics, apiPath, summary, detail string, isError bool) {
+	if r.Words != nil {
+		detail = r.Words(apiPath, detail)
+	}
+	if apiPath != "" {
+		detail = fmt.Sprintf("%s (API field %s)", detail, apiPath)
+	}
+	if p, ok := r.Paths().AttributePath(apiPath); ok {
+		if isError {
+			diags.AddAttributeError(p, summary, detail)
+		} else {
+			diags.AddAttributeWarning(p, summary, detail)
+		}
+		return
+	}
+	if isError {
+		diags.AddError(summary, detail)
+	} else {
+		diags.AddWarning(summary, detail)
+	}
+}
+
+// FieldErrors reports validation errors on their attributes, skipping those
+// about values not known yet.
+func (r Reporter) FieldErrors(diags *diag.Diagnostics, errs field.ErrorList, unknownAt func(apiPath string) bool) {
+	for _, e := range errs {
+		if unknownAt(e.Field) {
+			continue
+		}
+		r.At(diags, e.Field, "Invalid "+r.Kind, validation.Message(e), true)
+	}
+}
+
+// Warnings reports advice on the attributes it is about.
+func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []validation.Warning, unknownAt func(apiPath string) bool) {
+	for _, w := range warnings {
+		p := ""
+		if w.Path != nil {
+			p = w.Path.String()
+		}
+		if p != "" && unknownAt(p) {
+			continue
+		}
+		r.At(diags, p, w.Summary, w.Message, false)
+	}
+}
+
+// LeftToTerraform drops the errors that say a required value is missing
+// where the configuration leaves a required argument or block out:
+// Terraform reports those itself, on the block that lacks it.
+func (r Reporter) LeftToTerraform(ctx context.Context, cfg tfsdk.Config, errs field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		if e.Type != field.ErrorTypeRequired {
+			return false
+		}
+		p, ok := r.Paths().AttributePath(e.Field)
+		if !ok {
+			return false
+		}
+		var v attr.Value
+		if diags := cfg.GetAttribute(ctx, p, &v); diags.HasError() {
+			return false
+		}
+		return v == nil || v.IsNull()
+	})
+}
+
+// APIError reports an error from the API server. A rejection with causes is
+// reported cause by cause on the attributes; anything else as one error
+// that names the operation and the object.
+func (r Reporter) APIError(diags *diag.Diagnostics, operation, name string, err error) {
+	if errors.Is(err, ErrConflictReported) {
+		return
+	}
+	summary := fmt.Sprintf("Cannot %s %s %q", operation, r.Kind, name)
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && apierrors.IsInvalid(err) {
+		if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
+			for _, c := range d.Causes {
+				r.At(diags, c.Field, summary, c.Message, true)
+			}
+			return
+		}
+	}
+	diags.AddError(summary, Explain(err, r.Resource))
+}
+
+// AlreadyExists explains why a create stops at an object of the same name.
+func (r Reporter) AlreadyExists(name string) string {
+	return fmt.Sprintf("A %s named %q already exists in the cluster, so Terraform will not take it over silently. "+
+		"To manage it with Terraform, import it:\n\n  terraform import admission_%s.<resource name> %s\n\n"+
+		"or add an import block with id = %q. Otherwise choose another name.", r.Kind, name, r.TypeName, name, name)
+}
+
+// Explain adds what to do to the errors whose fix is the same every time.
+func Explain(err error, resource string) string {
+	msg := err.Error()
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return msg + "\n\nThe API server did not accept the credentials: check token, client_certificate/client_key, exec or the kubeconfig user."
+	case apierrors.IsForbidden(err):
+		return msg + "\n\nThe identity is authenticated but RBAC does not allow this: it needs get, list, patch and delete on " +
+			resource + ".admissionregistration.k8s.io."
+	case strings.Contains(msg, "getting credentials: exec"):
+		return msg + "\n\nThe credential plugin of the exec block (or of the kubeconfig user) failed: check its command, args and env."
+	case strings.Contains(msg, "x509:") || strings.Contains(msg, "tls:"):
+		return msg + "\n\nThe server's certificate could not be verified: set cluster_ca_certificate (or the kubeconfig's certificate-authority) to the CA that signed it."
+	}
+	return msg
+}
