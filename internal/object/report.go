@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -146,4 +147,24 @@ func Explain(err error, resource string) string {
 		return msg + "\n\nThe server's certificate could not be verified: set cluster_ca_certificate (or the kubeconfig's certificate-authority) to the CA that signed it."
 	}
 	return msg
+}
+
+// DryRunResult reports what a dry run at plan says of the object named name:
+// nothing when it passed, the server's verdict when it judged the object
+// (the apply would fail the same way), and otherwise a warning that the plan
+// was checked offline only, since a failure that says nothing about the
+// object (unreachable, forbidden) must not stop the plan: the apply will
+// tell.
+func (r Reporter) DryRunResult(ctx context.Context, diags *diag.Diagnostics, name string, err error) {
+	switch {
+	case err == nil, errors.Is(err, ErrConflictReported):
+	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
+		r.APIError(diags, "apply", name, err)
+	default:
+		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
+		diags.AddWarning("Plan checked without the cluster",
+			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
+				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
+				r.Kind, name, Explain(err, r.Resource)))
+	}
 }

@@ -119,6 +119,11 @@ func Computed(attrs map[string]schema.Attribute, blocks map[string]schema.Block)
 			out[name] = dsschema.ListAttribute{Computed: true, ElementType: a.ElementType, MarkdownDescription: desc}
 		case schema.MapAttribute:
 			out[name] = dsschema.MapAttribute{Computed: true, ElementType: a.ElementType, MarkdownDescription: desc}
+		case schema.SingleNestedAttribute:
+			out[name] = dsschema.SingleNestedAttribute{Computed: true, Attributes: Computed(a.Attributes, nil), MarkdownDescription: desc}
+		case schema.ListNestedAttribute:
+			out[name] = dsschema.ListNestedAttribute{Computed: true, MarkdownDescription: desc,
+				NestedObject: dsschema.NestedAttributeObject{Attributes: Computed(a.NestedObject.Attributes, nil)}}
 		default:
 			panic("tfschema.Computed: no read-only form for attribute " + name)
 		}

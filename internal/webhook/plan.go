@@ -3,8 +3,6 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
@@ -68,20 +65,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	defer cancel()
 
 	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
-	switch {
-	case err == nil, errors.Is(err, errConflictReported):
-	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
-		// A verdict on the object: the apply would fail the same way.
-		r.kind.report.APIError(&resp.Diagnostics, "apply", name, err)
-	default:
-		// Unreachable, forbidden, or another failure that says nothing
-		// about the object: the plan goes on, and the apply will tell.
-		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
-		resp.Diagnostics.AddWarning("Plan checked without the cluster",
-			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
-				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
-				r.kind.api.name, name, object.Explain(err, r.kind.api.resource)))
-	}
+	r.kind.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
 }
 
 // caBundlePlanModifier plans ca_bundle when the configuration leaves it out:

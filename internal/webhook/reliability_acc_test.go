@@ -27,17 +27,7 @@ import (
 // and cluster out of step. Each logs its figures (requests seen at the proxy,
 // time to converge) as "figures:" lines.
 
-func startFaultProxy(t *testing.T) *faultproxy.Proxy {
-	t.Helper()
-	cp := acctest.Cluster(t)
-	p := faultproxy.Start(t, faultproxy.Options{
-		Upstream:      cp.Host,
-		UpstreamCAPEM: cp.CAPEM,
-		ClientCertPEM: cp.AdminCertPEM,
-		ClientKeyPEM:  cp.AdminKeyPEM,
-	})
-	return p
-}
+func startFaultProxy(t *testing.T) *faultproxy.Proxy { return acctest.FaultProxy(t) }
 
 // removeLeftover deletes the object when the test ends, if a failed step
 // left it in the cluster outside the state, so that it does not outlive
@@ -55,14 +45,7 @@ func removeLeftover(t *testing.T, name string) {
 // proxiedProvider reaches the API server through the proxy with the admin
 // token, trusting the proxy's CA.
 func proxiedProvider(t *testing.T, p *faultproxy.Proxy, extra ...string) string {
-	t.Helper()
-	return fmt.Sprintf(`provider "admission" {
-  host                   = %q
-  token                  = %q
-  cluster_ca_certificate = %q
-  %s
-}
-`, p.URL, acctest.Cluster(t).AdminToken, p.CAPEM, strings.Join(extra, "\n  "))
+	return acctest.ProxiedProvider(t, p, extra...)
 }
 
 // proxiedConfig is minimalConfig through the proxy, with the webhook's

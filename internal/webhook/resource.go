@@ -48,7 +48,8 @@ func (r *webhookResource[H]) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *webhookResource[H]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = withTimeouts(ctx, r.kind.resourceSchema())
+	resp.Schema = r.kind.resourceSchema()
+	resp.Schema.Blocks["timeouts"] = object.TimeoutsBlock(ctx)
 	tfschema.BuildBlockTypes(resp.Schema.Blocks)
 }
 

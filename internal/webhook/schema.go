@@ -1,10 +1,8 @@
 package webhook
 
 import (
-	"context"
 	"maps"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -46,13 +44,6 @@ func (k *kind[H]) resourceSchema() schema.Schema {
 			"webhook":  k.webhookBlock(),
 		},
 	}
-}
-
-// withTimeouts adds the timeouts block of the resource (not of the data
-// sources, which share the rest of the schema).
-func withTimeouts(ctx context.Context, s schema.Schema) schema.Schema {
-	s.Blocks["timeouts"] = timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
-	return s
 }
 
 func (k *kind[H]) webhookBlock() schema.ListNestedBlock {

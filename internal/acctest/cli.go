@@ -1,0 +1,107 @@
+package acctest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
+)
+
+// Diagnostic is one diagnostic of `terraform plan -json`.
+type Diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+	Address  string `json:"address"`
+	Range    *struct {
+		Start struct {
+			Line int `json:"line"`
+		} `json:"start"`
+	} `json:"range"`
+	Snippet *struct {
+		Code string `json:"code"`
+	} `json:"snippet"`
+}
+
+// Plan runs `terraform plan -json` on a module made of cfg (a provider block
+// and resources, without the terraform block), with the provider served
+// from this process, and returns the diagnostics the CLI printed and
+// whether the plan succeeded. Unlike resource.Test, it shows warnings.
+func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
+	t.Helper()
+	Cluster(t)
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
+	}
+	host, namespace := os.Getenv("TF_ACC_PROVIDER_HOST"), os.Getenv("TF_ACC_PROVIDER_NAMESPACE")
+	if host == "" {
+		host = "registry.terraform.io"
+	}
+	if namespace == "" {
+		namespace = "seed-a73d233f"
+	}
+	address := host + "/" + namespace + "/admission"
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reattach := make(chan *plugin.ReattachConfig)
+	closed := make(chan struct{})
+	go func() {
+		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithoutLogStderrOverride()); err != nil {
+			t.Errorf("serve the provider: %v", err)
+		}
+	}()
+	rc := <-reattach
+	defer func() { cancel(); <-closed }()
+	providers, err := json.Marshal(map[string]any{address: map[string]any{
+		"Protocol": "grpc", "ProtocolVersion": 6, "Pid": rc.Pid, "Test": true,
+		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	module := fmt.Sprintf("terraform {\n  required_providers {\n    admission = { source = %q }\n  }\n}\n", address) + cfg
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(module), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS="+string(providers))
+	command := func(args ...string) (string, error) {
+		cmd := exec.Command(tf, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	if out, err := command("init", "-input=false", "-backend=false"); err != nil {
+		t.Fatalf("terraform init: %v\n%s", err, out)
+	}
+	out, err := command("plan", "-json", "-input=false", "-lock=false", "-refresh=false")
+	var diags []Diagnostic
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Type       string      `json:"type"`
+			Diagnostic *Diagnostic `json:"diagnostic"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Type == "diagnostic" && line.Diagnostic != nil {
+			diags = append(diags, *line.Diagnostic)
+		}
+	}
+	return diags, err == nil
+}
