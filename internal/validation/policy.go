@@ -24,6 +24,8 @@ import (
 var (
 	// supportedParameterNotFoundActions is in the server's order, not sorted (validateParamRef).
 	supportedParameterNotFoundActions = []string{"Deny", "Allow"}
+	// supportedMutatingOperations: a mutating policy cannot act on DELETE.
+	supportedMutatingOperations = []string{"*", "CONNECT", "CREATE", "UPDATE"}
 )
 
 // policyName returns the name the server validates: the name, or, when it is empty and
@@ -153,6 +155,22 @@ func validateNamedRule(r *admissionregistrationv1.NamedRuleWithOperations, fldPa
 		seen[name] = true
 	}
 	return append(errs, validateRule(&r.RuleWithOperations, fldPath)...)
+}
+
+// validateMutatingOperations reports each operation of a resource rule that a mutating policy
+// or binding cannot have (DELETE, or anything unsupported), at the path the server uses, which
+// names no rule and no index (validateMutatingAdmissionPolicySpec,
+// validateMutatingAdmissionPolicyBindingSpec). excludeResourceRules are not checked.
+func validateMutatingOperations(rules []admissionregistrationv1.NamedRuleWithOperations, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, rule := range rules {
+		for _, op := range rule.Operations {
+			if !slices.Contains(supportedMutatingOperations, string(op)) {
+				errs = append(errs, field.NotSupported(fldPath.Child("resourceRules", "operations"), op, supportedMutatingOperations))
+			}
+		}
+	}
+	return errs
 }
 
 // validatePolicyMatchConditions checks a policy's spec.matchConditions, as a webhook's

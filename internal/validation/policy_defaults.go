@@ -38,6 +38,32 @@ func DefaultValidatingPolicyBinding(b *admissionregistrationv1.ValidatingAdmissi
 	return out
 }
 
+// DefaultMutatingPolicy returns p as the server stores it: failurePolicy Fail
+// (SetDefaults_MutatingAdmissionPolicySpec) and matchConstraints defaulted (see
+// defaultMatchResources). reinvocationPolicy has no default.
+func DefaultMutatingPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) *admissionregistrationv1.MutatingAdmissionPolicy {
+	if p == nil {
+		return nil
+	}
+	out := p.DeepCopy()
+	if out.Spec.FailurePolicy == nil {
+		out.Spec.FailurePolicy = ptr(admissionregistrationv1.Fail)
+	}
+	defaultMatchResources(out.Spec.MatchConstraints)
+	return out
+}
+
+// DefaultMutatingPolicyBinding returns b as the server stores it: matchResources, when set,
+// defaulted (see defaultMatchResources).
+func DefaultMutatingPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) *admissionregistrationv1.MutatingAdmissionPolicyBinding {
+	if b == nil {
+		return nil
+	}
+	out := b.DeepCopy()
+	defaultMatchResources(out.Spec.MatchResources)
+	return out
+}
+
 // defaultMatchResources defaults mr in place, if it is set: matchPolicy Equivalent, empty
 // namespace and object selectors (SetDefaults_MatchResources), and scope "*" in every rule of
 // resourceRules and excludeResourceRules (SetDefaults_Rule).
