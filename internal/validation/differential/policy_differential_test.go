@@ -65,6 +65,36 @@ func validatingBindingKind(cs kubernetes.Interface) policyKind[vapb] {
 	}
 }
 
+func mutatingPolicyKind(cs kubernetes.Interface) policyKind[map_] {
+	return policyKind[map_]{
+		name:  "MutatingAdmissionPolicy",
+		cases: mutatingPolicyGenerator().generate(),
+		meta:  func(p *map_) *metav1.ObjectMeta { return &p.ObjectMeta },
+		validate: func(p *map_) field.ErrorList {
+			return validation.ValidateMutatingPolicy(validation.DefaultMutatingPolicy(p))
+		},
+		create: func(ctx context.Context, p *map_, opts metav1.CreateOptions) error {
+			_, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, p, opts)
+			return err
+		},
+	}
+}
+
+func mutatingBindingKind(cs kubernetes.Interface) policyKind[mapb] {
+	return policyKind[mapb]{
+		name:  "MutatingAdmissionPolicyBinding",
+		cases: mutatingBindingGenerator().generate(),
+		meta:  func(b *mapb) *metav1.ObjectMeta { return &b.ObjectMeta },
+		validate: func(b *mapb) field.ErrorList {
+			return validation.ValidateMutatingPolicyBinding(validation.DefaultMutatingPolicyBinding(b))
+		},
+		create: func(ctx context.Context, b *mapb, opts metav1.CreateOptions) error {
+			_, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, b, opts)
+			return err
+		},
+	}
+}
+
 // policyClient is a client of the shared control plane, and the server's version.
 func policyClient(t *testing.T) (kubernetes.Interface, string) {
 	cfg := acctest.Cluster(t).RESTConfig()
@@ -87,6 +117,14 @@ func TestValidatingPoliciesAgainstAPIServer(t *testing.T) {
 	cs, version := policyClient(t)
 	t.Run("ValidatingAdmissionPolicy", func(t *testing.T) { checkPolicyKind(t, validatingPolicyKind(cs), version) })
 	t.Run("ValidatingAdmissionPolicyBinding", func(t *testing.T) { checkPolicyKind(t, validatingBindingKind(cs), version) })
+}
+
+// TestMutatingPoliciesAgainstAPIServer is the differential test of MutatingAdmissionPolicy and
+// MutatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1 since Kubernetes 1.37).
+func TestMutatingPoliciesAgainstAPIServer(t *testing.T) {
+	cs, version := policyClient(t)
+	t.Run("MutatingAdmissionPolicy", func(t *testing.T) { checkPolicyKind(t, mutatingPolicyKind(cs), version) })
+	t.Run("MutatingAdmissionPolicyBinding", func(t *testing.T) { checkPolicyKind(t, mutatingBindingKind(cs), version) })
 }
 
 // checkPolicyKind judges every case of k both ways, reports each disagreement as an error and
@@ -285,6 +323,24 @@ func TestValidatingBindingGenerator(t *testing.T) {
 		func(b *vapb) field.ErrorList {
 			return validation.ValidateValidatingPolicyBinding(validation.DefaultValidatingPolicyBinding(b))
 		}, 700)
+	checkMutatorsUsed(t, pg)
+}
+
+func TestMutatingPolicyGenerator(t *testing.T) {
+	pg := mutatingPolicyGenerator()
+	checkPolicyGenerator(t, pg.generate, func(p *map_) *metav1.ObjectMeta { return &p.ObjectMeta },
+		func(p *map_) field.ErrorList {
+			return validation.ValidateMutatingPolicy(validation.DefaultMutatingPolicy(p))
+		}, 1000)
+	checkMutatorsUsed(t, pg)
+}
+
+func TestMutatingBindingGenerator(t *testing.T) {
+	pg := mutatingBindingGenerator()
+	checkPolicyGenerator(t, pg.generate, func(b *mapb) *metav1.ObjectMeta { return &b.ObjectMeta },
+		func(b *mapb) field.ErrorList {
+			return validation.ValidateMutatingPolicyBinding(validation.DefaultMutatingPolicyBinding(b))
+		}, 500)
 	checkMutatorsUsed(t, pg)
 }
 

@@ -456,7 +456,8 @@ func policyMutators[T any](m *mutatorList[T], pp policyParts[T]) {
 	paramKind("paramKind.apiVersion: no version", reject, v1.ParamKind{APIVersion: "apps/", Kind: "K"}, v1.ParamKind{APIVersion: "/", Kind: "K"})
 	paramKind("paramKind.apiVersion: version not a DNS-1035 label", reject,
 		v1.ParamKind{APIVersion: "V1", Kind: "K"}, v1.ParamKind{APIVersion: "apps/1v", Kind: "K"}, v1.ParamKind{APIVersion: "v1.0", Kind: "K"},
-		v1.ParamKind{APIVersion: "Bad_Group/V_1", Kind: "K"}, v1.ParamKind{APIVersion: "/v1", Kind: "K"})
+		v1.ParamKind{APIVersion: "Bad_Group/V_1", Kind: "K"})
+	paramKind("paramKind.apiVersion: an empty group before the slash", accept, v1.ParamKind{APIVersion: "/v1", Kind: "K"})
 	paramKind("paramKind.kind: empty", reject, v1.ParamKind{APIVersion: "v1"}, v1.ParamKind{})
 	paramKind("paramKind.kind: not a DNS-1035 label once lower-cased", reject,
 		v1.ParamKind{APIVersion: "v1", Kind: "Config_Map"}, v1.ParamKind{APIVersion: "v1", Kind: "1Kind"},
