@@ -23,7 +23,8 @@ import (
 // The differential test of the admission policy kinds: every generated object is sent to
 // kube-apiserver as a dry-run create, and the server and our validation (the kind's Default
 // function, then its Validate function) must agree on the verdict and on the set of
-// (field path, reason) pairs. Differences in the order of the errors, or in their messages
+// (field path, reason) pairs; for an accepted object, the server's stored spec must be the one
+// the Default function makes. Differences in the order of the errors, or in their messages
 // when the paths agree, are counted and logged.
 
 // policyKind is a policy kind under test.
@@ -31,66 +32,65 @@ type policyKind[T any] struct {
 	name     string // the API kind
 	cases    []policyCase[T]
 	meta     func(*T) *metav1.ObjectMeta
-	validate func(*T) field.ErrorList // defaults, then validates
-	create   func(ctx context.Context, o *T, opts metav1.CreateOptions) error
+	spec     func(*T) any
+	defaults func(*T) *T              // the kind's Default function
+	validate func(*T) field.ErrorList // the kind's Validate function
+	// create makes a create request with opts and returns the object the server answered with.
+	create func(ctx context.Context, o *T, opts metav1.CreateOptions) (*T, error)
 }
 
 func validatingPolicyKind(cs kubernetes.Interface) policyKind[vap] {
 	return policyKind[vap]{
-		name:  "ValidatingAdmissionPolicy",
-		cases: validatingPolicyGenerator().generate(),
-		meta:  func(p *vap) *metav1.ObjectMeta { return &p.ObjectMeta },
-		validate: func(p *vap) field.ErrorList {
-			return validation.ValidateValidatingPolicy(validation.DefaultValidatingPolicy(p))
-		},
-		create: func(ctx context.Context, p *vap, opts metav1.CreateOptions) error {
-			_, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, p, opts)
-			return err
+		name:     "ValidatingAdmissionPolicy",
+		cases:    validatingPolicyGenerator().generate(),
+		meta:     func(p *vap) *metav1.ObjectMeta { return &p.ObjectMeta },
+		spec:     func(p *vap) any { return p.Spec },
+		defaults: validation.DefaultValidatingPolicy,
+		validate: validation.ValidateValidatingPolicy,
+		create: func(ctx context.Context, p *vap, opts metav1.CreateOptions) (*vap, error) {
+			return cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, p, opts)
 		},
 	}
 }
 
 func validatingBindingKind(cs kubernetes.Interface) policyKind[vapb] {
 	return policyKind[vapb]{
-		name:  "ValidatingAdmissionPolicyBinding",
-		cases: validatingBindingGenerator().generate(),
-		meta:  func(b *vapb) *metav1.ObjectMeta { return &b.ObjectMeta },
-		validate: func(b *vapb) field.ErrorList {
-			return validation.ValidateValidatingPolicyBinding(validation.DefaultValidatingPolicyBinding(b))
-		},
-		create: func(ctx context.Context, b *vapb, opts metav1.CreateOptions) error {
-			_, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, b, opts)
-			return err
+		name:     "ValidatingAdmissionPolicyBinding",
+		cases:    validatingBindingGenerator().generate(),
+		meta:     func(b *vapb) *metav1.ObjectMeta { return &b.ObjectMeta },
+		spec:     func(b *vapb) any { return b.Spec },
+		defaults: validation.DefaultValidatingPolicyBinding,
+		validate: validation.ValidateValidatingPolicyBinding,
+		create: func(ctx context.Context, b *vapb, opts metav1.CreateOptions) (*vapb, error) {
+			return cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, b, opts)
 		},
 	}
 }
 
 func mutatingPolicyKind(cs kubernetes.Interface) policyKind[map_] {
 	return policyKind[map_]{
-		name:  "MutatingAdmissionPolicy",
-		cases: mutatingPolicyGenerator().generate(),
-		meta:  func(p *map_) *metav1.ObjectMeta { return &p.ObjectMeta },
-		validate: func(p *map_) field.ErrorList {
-			return validation.ValidateMutatingPolicy(validation.DefaultMutatingPolicy(p))
-		},
-		create: func(ctx context.Context, p *map_, opts metav1.CreateOptions) error {
-			_, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, p, opts)
-			return err
+		name:     "MutatingAdmissionPolicy",
+		cases:    mutatingPolicyGenerator().generate(),
+		meta:     func(p *map_) *metav1.ObjectMeta { return &p.ObjectMeta },
+		spec:     func(p *map_) any { return p.Spec },
+		defaults: validation.DefaultMutatingPolicy,
+		validate: validation.ValidateMutatingPolicy,
+		create: func(ctx context.Context, p *map_, opts metav1.CreateOptions) (*map_, error) {
+			return cs.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, p, opts)
 		},
 	}
 }
 
 func mutatingBindingKind(cs kubernetes.Interface) policyKind[mapb] {
 	return policyKind[mapb]{
-		name:  "MutatingAdmissionPolicyBinding",
-		cases: mutatingBindingGenerator().generate(),
-		meta:  func(b *mapb) *metav1.ObjectMeta { return &b.ObjectMeta },
-		validate: func(b *mapb) field.ErrorList {
-			return validation.ValidateMutatingPolicyBinding(validation.DefaultMutatingPolicyBinding(b))
-		},
-		create: func(ctx context.Context, b *mapb, opts metav1.CreateOptions) error {
-			_, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, b, opts)
-			return err
+		name:     "MutatingAdmissionPolicyBinding",
+		cases:    mutatingBindingGenerator().generate(),
+		meta:     func(b *mapb) *metav1.ObjectMeta { return &b.ObjectMeta },
+		spec:     func(b *mapb) any { return b.Spec },
+		defaults: validation.DefaultMutatingPolicyBinding,
+		validate: validation.ValidateMutatingPolicyBinding,
+		create: func(ctx context.Context, b *mapb, opts metav1.CreateOptions) (*mapb, error) {
+			return cs.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, b, opts)
 		},
 	}
 }
@@ -132,6 +132,9 @@ func TestMutatingPoliciesAgainstAPIServer(t *testing.T) {
 func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string) {
 	cases := k.cases
 	results := make([]outcome, len(cases))
+	// The spec our Default function makes and the one the server answered with, as JSON, for
+	// each accepted object.
+	specs := make([][2]string, len(cases))
 	began := time.Now()
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -139,8 +142,18 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 		wg.Go(func() {
 			for i := range next {
 				c := cases[i]
-				o := outcome{ours: ourCauses(k.validate(c.obj))}
-				o.answer = dryRun(func(ctx context.Context, opts metav1.CreateOptions) error { return k.create(ctx, c.obj, opts) })
+				defaulted := k.defaults(c.obj)
+				o := outcome{ours: ourCauses(k.validate(defaulted))}
+				var stored *T
+				o.answer = dryRun(func(ctx context.Context, opts metav1.CreateOptions) (err error) {
+					stored, err = k.create(ctx, c.obj, opts)
+					return err
+				})
+				if o.accepted && stored != nil {
+					ours, _ := json.Marshal(k.spec(defaulted))
+					server, _ := json.Marshal(k.spec(stored))
+					specs[i] = [2]string{string(ours), string(server)}
+				}
 				results[i] = o
 			}
 		})
@@ -153,11 +166,11 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 	elapsed := time.Since(began)
 
 	var (
-		agree, valid, invalid, messageOnly, otherOrder int
-		rulesCovered                                   = map[string]bool{}
-		kinds                                          = map[string]bool{}
-		silent                                         = map[string][2]int{}
-		warnings                                       = map[string]int{}
+		agree, valid, invalid, messageOnly, otherOrder, defaultDiffs int
+		rulesCovered                                                 = map[string]bool{}
+		kinds                                                        = map[string]bool{}
+		silent                                                       = map[string][2]int{}
+		warnings                                                     = map[string]int{}
 	)
 	for i, c := range cases {
 		o := results[i]
@@ -186,6 +199,10 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 		case c.rule != validRule && !strings.HasPrefix(c.rule, "several rules"):
 			rulesCovered[c.rule] = true
 		}
+		if o.accepted && specs[i][0] != specs[i][1] {
+			defaultDiffs++
+			t.Errorf("the server stores another spec than the Default function makes: %s\n  ours:   %s\n  server: %s", c, specs[i][0], specs[i][1])
+		}
 		if c.want == unknown {
 			n := silent[c.rule]
 			if o.accepted {
@@ -212,8 +229,8 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 	}
 	// make test prints the lines of go test -v that start with "differential:".
 	line := fmt.Sprintf("differential: %d/%d %s agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen); "+
-		"%d with other messages for the same paths; %d with the same errors in another order; kube-apiserver %s, %s",
-		agree, len(cases), plural(k.name), valid, invalid, len(rulesCovered), len(kinds), messageOnly, otherOrder, serverVersion, elapsed.Round(time.Millisecond))
+		"%d with other messages for the same paths; %d with the same errors in another order; %d accepted with other defaults; kube-apiserver %s, %s",
+		agree, len(cases), plural(k.name), valid, invalid, len(rulesCovered), len(kinds), messageOnly, otherOrder, defaultDiffs, serverVersion, elapsed.Round(time.Millisecond))
 	t.Log(line)
 	fmt.Println(line)
 }
