@@ -46,6 +46,13 @@ var matchConditionVars = plugincel.OptionalVariableDeclarations{HasParams: false
 
 // validateMatchConditions checks webhooks[i].matchConditions (the server's validateMatchConditions).
 func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
+	return validateMatchConditionsWith(conditions, compileMatchCondition, fldPath)
+}
+
+// validateMatchConditionsWith checks match conditions (validateMatchConditions), compiling each
+// trimmed expression with compile, which returns the field error of an expression that does not
+// compile: webhooks and policies differ only there.
+func validateMatchConditionsWith(conditions []admissionregistrationv1.MatchCondition, compile func(expr string, fldPath *field.Path) *field.Error, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conditions) > maxMatchConditions {
 		errs = append(errs, field.TooMany(fldPath, len(conditions), maxMatchConditions))
@@ -53,7 +60,7 @@ func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition
 	seen := make(map[string]struct{}, len(conditions))
 	for j, mc := range conditions {
 		p := fldPath.Index(j)
-		errs = append(errs, validateMatchCondition(mc, p)...)
+		errs = append(errs, validateMatchCondition(mc, compile, p)...)
 		if mc.Name != "" {
 			if _, dup := seen[mc.Name]; dup {
 				errs = append(errs, field.Duplicate(p.Child("name"), mc.Name))
@@ -67,12 +74,12 @@ func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition
 
 // validateMatchCondition checks one match condition: its trimmed expression compiles to a bool,
 // and its name is a qualified name (validateMatchCondition).
-func validateMatchCondition(mc admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
+func validateMatchCondition(mc admissionregistrationv1.MatchCondition, compile func(string, *field.Path) *field.Error, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	expr := strings.TrimSpace(mc.Expression)
 	if expr == "" {
 		errs = append(errs, field.Required(fldPath.Child("expression"), ""))
-	} else if err := compileMatchCondition(expr, fldPath.Child("expression")); err != nil {
+	} else if err := compile(expr, fldPath.Child("expression")); err != nil {
 		errs = append(errs, err)
 	}
 	if mc.Name == "" {
@@ -169,6 +176,7 @@ func storeResult(expr string, err *apiservercel.Error) {
 // cold compiles, as in a new provider process.
 func resetCompileCache() {
 	resetShapeCache()
+	policyCache.reset()
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	clear(compileCache.m)

@@ -1,11 +1,15 @@
-// Package validation checks a MutatingWebhookConfiguration or a ValidatingWebhookConfiguration the
-// way kube-apiserver v1.37 does on create, so that a plan can fail where the apply would. Both kinds
-// come as a MutatingWebhookConfiguration: a validating one is one whose webhooks have no
-// reinvocationPolicy, the only field the server's rules for the two kinds
-// (k8s.io/kubernetes pkg/apis/admissionregistration/validation, validateValidatingWebhook and
-// validateMutatingWebhook) do not share. It works on API types only, does no I/O,
-// and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]"); internal/apipath turns
-// such a path into a Terraform attribute path.
+// Package validation checks the admissionregistration.k8s.io/v1 kinds the way kube-apiserver
+// v1.37 does on create, so that a plan can fail where the apply would: the webhook configurations
+// here (Default, Validate, Warnings), the admission policies and their bindings in policy*.go
+// (DefaultValidatingPolicy, ValidateValidatingPolicy, ...).
+//
+// Both webhook configuration kinds come as a MutatingWebhookConfiguration: a validating one is
+// one whose webhooks have no reinvocationPolicy, the only field the server's rules for the two
+// kinds (k8s.io/kubernetes pkg/apis/admissionregistration/validation, validateValidatingWebhook
+// and validateMutatingWebhook) do not share. The package works on API types only, does no I/O,
+// and speaks Kubernetes field paths ("webhooks[0].rules[1].resources[2]",
+// "spec.validations[0].expression"); internal/apipath turns such a path into a Terraform
+// attribute path.
 //
 // Comments name the upstream source each rule comes from, by package and function (v1.37.2); a
 // function named without a package (validateRule, validateMatchConditions, ...) is in
@@ -403,10 +407,24 @@ func sortedKeys(m map[string]string) []string {
 // CreateOnly reports whether the server enforces e only when it creates an
 // object: on an update it may accept the same value, because the stored
 // object already has it (the server's ratcheting,
-// ValidateMutatingWebhookConfigurationUpdate). Such an error is certain only
-// for a new object.
+// ValidateMutatingWebhookConfigurationUpdate, ValidateValidatingAdmissionPolicyUpdate,
+// ValidateMutatingAdmissionPolicyUpdate). Such an error is certain only
+// for a new object. These are:
+//   - for every kind, the reserved name suffix (ValidateStaticSuffix is called on create only);
+//   - for webhook configurations, sideEffects Some or Unknown, admissionReviewVersions without a
+//     known version, invalid label values in selectors, repeated webhook names;
+//   - for policies, every error of spec.matchConditions (an update that keeps paramKind and the
+//     match conditions does not check them), and a compilation error of another expression when
+//     the StoredExpressions environment accepts it (an update that keeps the expression compiles
+//     it there; see storedExpressionsOnly).
 func CreateOnly(e *field.Error) bool {
 	switch {
+	case e.Type == field.ErrorTypeInvalid && e.Field == "metadata.name":
+		return strings.HasPrefix(e.Detail, "names ending with")
+	case strings.HasPrefix(e.Field, "spec."):
+		return policyCreateOnly(e)
+	case !strings.HasPrefix(e.Field, "webhooks["):
+		return false
 	case e.Type == field.ErrorTypeNotSupported && strings.HasSuffix(e.Field, ".sideEffects"):
 		v := fmt.Sprint(e.BadValue)
 		return v == "Some" || v == "Unknown"
@@ -414,7 +432,7 @@ func CreateOnly(e *field.Error) bool {
 		return strings.HasPrefix(e.Detail, "must include at least one of")
 	case e.Type == field.ErrorTypeInvalid && strings.Contains(e.Field, ".matchExpressions[") && strings.Contains(e.Field, "].values["):
 		return true
-	case e.Type == field.ErrorTypeDuplicate && strings.HasPrefix(e.Field, "webhooks[") && strings.HasSuffix(e.Field, "].name"):
+	case e.Type == field.ErrorTypeDuplicate && strings.HasSuffix(e.Field, "].name"):
 		return true
 	}
 	return false

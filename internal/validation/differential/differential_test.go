@@ -132,12 +132,18 @@ func kindsUnderTest(cs kubernetes.Interface) []kind {
 }
 
 // dryRunCreate sends the configuration of kind k made from c.obj to the server as a dry-run
-// create, retrying only answers that say nothing about the object (throttling, timeouts).
-func (k kind) dryRunCreate(c testCase) (o answer) {
+// create.
+func (k kind) dryRunCreate(c testCase) answer {
+	return dryRun(func(ctx context.Context, opts metav1.CreateOptions) error { return k.create(ctx, c.obj, opts) })
+}
+
+// dryRun makes a dry-run create with create and returns the server's answer, retrying only
+// answers that say nothing about the object (throttling, timeouts).
+func dryRun(create func(ctx context.Context, opts metav1.CreateOptions) error) (o answer) {
 	for attempt := 1; ; attempt++ {
 		rec := &recorder{}
 		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), warningsKey{}, rec), 30*time.Second)
-		err := k.create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		err := create(ctx, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		cancel()
 		if err != nil && attempt < 4 && (apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) {
 			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)

@@ -7,6 +7,12 @@
 // by dropping reinvocationPolicy (the one field a ValidatingWebhook lacks), which Validate judges
 // in the form the provider's core holds it.
 //
+// The admission policy kinds (ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their
+// bindings) have generators of their own over shared mutators (policy_*_test.go), and the same
+// test: a dry-run create of each object, the same verdict and (field path, reason) pairs from the
+// kind's Validate function after its Default function, and, for an accepted object, the spec the
+// server would store equal to the one Default makes.
+//
 // The package has no code outside its tests. Run it with
 //
 //	TF_ACC=1 go test ./internal/validation/differential/ -v -count=1

@@ -1,0 +1,424 @@
+package validation
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/traits"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// The CEL expressions of the policy kinds, compiled as k8s.io/kubernetes
+// pkg/apis/admissionregistration/validation does on create: each kind of field with its own
+// expression accessor (which fixes the result types it accepts) and its own variable
+// declarations, in the NewExpressions environment of CELCompatibilityVersion, and, for a
+// policy with variables (and for every mutating policy), with a composited compiler in which
+// each variable is declared, with its compiled type, for the expressions compiled after it.
+
+// exprKind is the kind of field an expression is in; it decides the accessor.
+type exprKind int
+
+const (
+	exprMatchCondition     exprKind = iota // matchconditions.MatchCondition: bool
+	exprValidation                         // validation expression: bool
+	exprMessage                            // validation messageExpression: string
+	exprAuditValue                         // audit annotation valueExpression: string or null
+	exprVariable                           // variable: any type
+	exprApplyConfiguration                 // mutation applyConfiguration: Object{...}
+	exprJSONPatch                          // mutation jsonPatch: list(JSONPatch)
+)
+
+// The accessors of k8s.io/apiserver pkg/admission/plugin/policy/validating (ValidationCondition,
+// MessageExpressionCondition, AuditAnnotationCondition, Variable), with the same result types.
+// That package is not imported: it would bring the whole admission plugin (informers, file
+// watching) into the provider for four small types.
+
+type validationCondition struct{ expression string }
+
+func (v *validationCondition) GetExpression() string    { return v.expression }
+func (v *validationCondition) ReturnTypes() []*cel.Type { return []*cel.Type{cel.BoolType} }
+
+type messageExpressionCondition struct{ expression string }
+
+func (m *messageExpressionCondition) GetExpression() string    { return m.expression }
+func (m *messageExpressionCondition) ReturnTypes() []*cel.Type { return []*cel.Type{cel.StringType} }
+
+type auditAnnotationCondition struct{ expression string }
+
+func (a *auditAnnotationCondition) GetExpression() string { return a.expression }
+func (a *auditAnnotationCondition) ReturnTypes() []*cel.Type {
+	return []*cel.Type{cel.StringType, cel.NullType}
+}
+
+type variableAccessor struct{ name, expression string }
+
+func (v *variableAccessor) GetExpression() string    { return v.expression }
+func (v *variableAccessor) GetName() string          { return v.name }
+func (v *variableAccessor) ReturnTypes() []*cel.Type { return []*cel.Type{cel.AnyType, cel.DynType} }
+
+// accessor returns the server's accessor of an expression of kind k.
+func accessor(k exprKind, expr string) plugincel.ExpressionAccessor {
+	switch k {
+	case exprMatchCondition:
+		return &matchconditions.MatchCondition{Expression: expr}
+	case exprValidation:
+		return &validationCondition{expr}
+	case exprMessage:
+		return &messageExpressionCondition{expr}
+	case exprAuditValue:
+		return &auditAnnotationCondition{expr}
+	case exprVariable:
+		return &variableAccessor{expression: expr}
+	case exprApplyConfiguration:
+		return &patch.ApplyConfigurationCondition{Expression: expr}
+	case exprJSONPatch:
+		return &patch.JSONPatchCondition{Expression: expr}
+	}
+	panic(fmt.Sprintf("unknown expression kind %d", k))
+}
+
+// compiled is what compiling one expression gives: the compiler's error (nil if it compiled)
+// and the type of its result (nil if it did not).
+type compiled struct {
+	err        *apiservercel.Error
+	outputType *cel.Type
+}
+
+// policyCEL compiles the expressions of one policy. With a composition, it is the composited
+// compiler of the server (plugincel.NewCompositedCompiler), which validateValidatingAdmissionPolicySpec
+// uses for a policy with variables and validateMutatingAdmissionPolicySpec for every policy;
+// without, it is the stateless compiler of the match conditions (getStrictStatelessCELCompiler).
+// Match conditions are always compiled by the stateless one, without variables.
+type policyCEL struct {
+	comp *composition
+}
+
+// newPolicyCEL returns the compiler of one policy; release gives its composition back.
+func newPolicyCEL(composited bool) *policyCEL {
+	if !composited {
+		return &policyCEL{}
+	}
+	return &policyCEL{comp: takeComposition()}
+}
+
+func (p *policyCEL) release() {
+	if p.comp != nil {
+		returnComposition(p.comp)
+		p.comp = nil
+	}
+}
+
+// compile compiles expr as an expression of kind k with the given variable declarations, in
+// the NewExpressions environment.
+func (p *policyCEL) compile(k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
+	key := compileKey{kind: k, decls: decls, expr: expr}
+	if p.comp != nil && k != exprMatchCondition {
+		key.composited, key.variables = true, p.comp.signature
+	}
+	if c, ok := policyCache.get(key); ok {
+		return c
+	}
+	var c compiled
+	switch {
+	case k == exprMatchCondition && !decls.HasParams && decls.HasAuthorizer && !decls.HasPatchTypes:
+		// The environment and accessor of a webhook's match condition: its cached, faster path.
+		c.err = compileCached(expr)
+		if c.err == nil {
+			c.outputType = cel.BoolType
+		}
+	case key.composited:
+		c = compileWith(p.comp.compiler, k, expr, decls)
+	default:
+		c = compileWith(celCompiler(), k, expr, decls)
+	}
+	policyCache.put(key, c)
+	return c
+}
+
+// compileVariable compiles a variable and declares it, with its type, for the expressions
+// compiled after it (CompositedCompiler.CompileAndStoreVariable). A variable that does not
+// compile is declared as dyn.
+func (p *policyCEL) compileVariable(name, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
+	c := p.compile(exprVariable, expr, decls)
+	p.comp.declare(name, c.outputType)
+	return c
+}
+
+// compileWith runs compiler on one expression, turning a panic of cel-go into an internal error
+// (see recoverCompilerPanic).
+func compileWith(compiler plugincel.Compiler, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) (c compiled) {
+	defer recoverCompilerPanic(&c.err)
+	r := compiler.CompileCELExpression(accessor(k, expr), decls, environment.NewExpressions)
+	return compiled{err: r.Error, outputType: r.OutputType}
+}
+
+// celFieldError turns a compiler error into the server's field error
+// (convertCELErrorToValidationError): badValue is what the server quotes, the expression as
+// its accessor holds it.
+func celFieldError(err *apiservercel.Error, fldPath *field.Path, badValue string) *field.Error {
+	switch err.Type {
+	case apiservercel.ErrorTypeRequired:
+		return field.Required(fldPath, err.Detail)
+	case apiservercel.ErrorTypeInvalid:
+		return field.Invalid(fldPath, badValue, err.Detail)
+	case apiservercel.ErrorTypeInternal:
+		return field.InternalError(fldPath, err)
+	}
+	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composition
+
+// variablesTypeName is the type of the `variables` variable (k8s.io/apiserver
+// pkg/admission/plugin/cel, variablesTypeName).
+const variablesTypeName = "kubernetes.variables"
+
+// composition is plugincel.NewCompositedCompiler made reusable: the same environments (the
+// base environment plus `variables`, an object type whose fields are the variables declared
+// so far), with the type under our control, so that its fields can be cleared for the next
+// policy. Building the environments takes milliseconds, compiling an expression far less.
+type composition struct {
+	variables *apiservercel.DeclType
+	compiler  plugincel.Compiler
+	signature string // the declared variables and their types, part of the compile cache's key
+}
+
+func newComposition() *composition {
+	vars := apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
+	set, err := environment.MustBaseEnvSet(CELCompatibilityVersion).Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions:        []cel.EnvOption{cel.Variable("variables", vars.CelType())},
+		DeclTypes:         []*apiservercel.DeclType{vars},
+	})
+	if err != nil {
+		// The server's own environment with one variable: this cannot fail.
+		panic(fmt.Sprintf("CEL environment with variables: %v", err))
+	}
+	return &composition{variables: vars, compiler: plugincel.NewCompiler(set)}
+}
+
+// declare adds (or replaces) a variable (compositionState.AddField).
+func (c *composition) declare(name string, outputType *cel.Type) {
+	c.variables.Fields[name] = apiservercel.NewDeclField(name, declTypeOf(outputType), true, nil, nil)
+	names := make([]string, 0, len(c.variables.Fields))
+	for n := range c.variables.Fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%q:%s;", n, declTypeKey(c.variables.Fields[n].Type))
+	}
+	c.signature = b.String()
+}
+
+// Compositions not in use, at most maxIdleCompositions of them.
+const maxIdleCompositions = 8
+
+var idleCompositions struct {
+	sync.Mutex
+	list []*composition
+}
+
+func takeComposition() *composition {
+	idleCompositions.Lock()
+	if n := len(idleCompositions.list); n > 0 {
+		c := idleCompositions.list[n-1]
+		idleCompositions.list = idleCompositions.list[:n-1]
+		idleCompositions.Unlock()
+		return c
+	}
+	idleCompositions.Unlock()
+	return newComposition()
+}
+
+func returnComposition(c *composition) {
+	clear(c.variables.Fields)
+	c.signature = ""
+	idleCompositions.Lock()
+	defer idleCompositions.Unlock()
+	if len(idleCompositions.list) < maxIdleCompositions {
+		idleCompositions.list = append(idleCompositions.list, c)
+	}
+}
+
+// declTypeOf is the type a variable is declared with (k8s.io/apiserver pkg/admission/plugin/cel
+// convertCelTypeToDeclType, unexported there): the scalar types by identity, lists and maps
+// with their parameters, anything else, and a variable that did not compile, dyn.
+func declTypeOf(celType *cel.Type) *apiservercel.DeclType {
+	if celType == nil {
+		return apiservercel.DynType
+	}
+	switch celType {
+	case cel.AnyType:
+		return apiservercel.AnyType
+	case cel.BoolType:
+		return apiservercel.BoolType
+	case cel.BytesType:
+		return apiservercel.BytesType
+	case cel.DoubleType:
+		return apiservercel.DoubleType
+	case cel.DurationType:
+		return apiservercel.DurationType
+	case cel.IntType:
+		return apiservercel.IntType
+	case cel.NullType:
+		return apiservercel.NullType
+	case cel.StringType:
+		return apiservercel.StringType
+	case cel.TimestampType:
+		return apiservercel.TimestampType
+	case cel.UintType:
+		return apiservercel.UintType
+	default:
+		if celType.HasTrait(traits.ContainerType) && celType.HasTrait(traits.IndexerType) {
+			parameters := celType.Parameters()
+			switch len(parameters) {
+			case 1:
+				return apiservercel.NewListType(declTypeOf(parameters[0]), -1)
+			case 2:
+				return apiservercel.NewMapType(declTypeOf(parameters[0]), declTypeOf(parameters[1]), -1)
+			}
+		}
+		return apiservercel.DynType
+	}
+}
+
+// declTypeKey names a type made by declTypeOf, parameters included.
+func declTypeKey(t *apiservercel.DeclType) string {
+	switch {
+	case t.IsList():
+		return "list(" + declTypeKey(t.ElemType) + ")"
+	case t.IsMap():
+		return "map(" + declTypeKey(t.KeyType) + "," + declTypeKey(t.ElemType) + ")"
+	}
+	return t.TypeName()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cache
+
+// compileKey is everything a compile's result depends on.
+type compileKey struct {
+	kind       exprKind
+	decls      plugincel.OptionalVariableDeclarations
+	composited bool   // compiled with `variables` declared
+	variables  string // the declared variables and their types (composition.signature)
+	expr       string
+}
+
+// policyCache keeps compile results, as compileCache does for webhooks, bounded the same way.
+var policyCache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
+
+type boundedCache[K comparable, V any] struct {
+	sync.Mutex
+	m map[K]V
+}
+
+func (c *boundedCache[K, V]) get(k K) (V, bool) {
+	c.Lock()
+	defer c.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *boundedCache[K, V]) put(k K, v V) {
+	c.Lock()
+	defer c.Unlock()
+	if len(c.m) >= compileCacheSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+}
+
+func (c *boundedCache[K, V]) reset() {
+	c.Lock()
+	defer c.Unlock()
+	clear(c.m)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create-only errors of policies
+
+// expressionFields maps the path of a policy's expression field, indexes taken out, to its kind.
+var expressionFields = map[string]exprKind{
+	"spec.validations[*].expression":                  exprValidation,
+	"spec.validations[*].messageExpression":           exprMessage,
+	"spec.auditAnnotations[*].valueExpression":        exprAuditValue,
+	"spec.variables[*].expression":                    exprVariable,
+	"spec.mutations[*].applyConfiguration.expression": exprApplyConfiguration,
+	"spec.mutations[*].jsonPatch.expression":          exprJSONPatch,
+}
+
+var indexes = regexp.MustCompile(`\[\d+\]`)
+
+// policyCreateOnly is CreateOnly for an error at a path under spec.
+func policyCreateOnly(e *field.Error) bool {
+	if strings.HasPrefix(e.Field, "spec.matchConditions") {
+		// ValidateValidatingAdmissionPolicyUpdate and ValidateMutatingAdmissionPolicyUpdate skip
+		// the match conditions when paramKind and the match conditions are unchanged.
+		return true
+	}
+	kind, ok := expressionFields[indexes.ReplaceAllString(e.Field, "[*]")]
+	expr, isString := e.BadValue.(string)
+	if !ok || !isString || e.Type != field.ErrorTypeInvalid {
+		return false
+	}
+	if kind == exprAuditValue {
+		expr = strings.TrimSpace(expr) // compiled trimmed, quoted as written
+	}
+	return storedExpressionsOnly(kind, expr)
+}
+
+// storedExpressionsOnly reports whether expr, an expression of kind k, fails to compile in the
+// NewExpressions environment but compiles in the StoredExpressions one, both with every
+// variable the server may declare (params, the authorizer, the patch types, and `variables` as
+// a map of dyn): the error then comes from a function newer than CELCompatibilityVersion, which
+// the server accepts in an expression that an update leaves unchanged
+// (findValidatingPolicyPreexistingExpressions, findMutatingPolicyPreexistingExpressions). With
+// the declarations of the actual policy the expression might fail in both; this errs on the
+// side of "create only", which defers the error to the plan of a new object.
+func storedExpressionsOnly(k exprKind, expr string) bool {
+	key := compileKey{kind: k, expr: expr}
+	if v, ok := storedOnlyCache.get(key); ok {
+		return v
+	}
+	c := permissiveCompiler()
+	acc := accessor(k, expr)
+	decls := plugincel.OptionalVariableDeclarations{HasParams: true, HasAuthorizer: true, HasPatchTypes: true}
+	only := func() (only bool) {
+		defer func() {
+			if recover() != nil {
+				only = false
+			}
+		}()
+		return c.CompileCELExpression(acc, decls, environment.NewExpressions).Error != nil &&
+			c.CompileCELExpression(acc, decls, environment.StoredExpressions).Error == nil
+	}()
+	storedOnlyCache.put(key, only)
+	return only
+}
+
+var storedOnlyCache = &boundedCache[compileKey, bool]{m: map[compileKey]bool{}}
+
+var permissiveCompiler = sync.OnceValue(func() plugincel.Compiler {
+	set, err := environment.MustBaseEnvSet(CELCompatibilityVersion).Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions:        []cel.EnvOption{cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType))},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("CEL environment with variables: %v", err))
+	}
+	return plugincel.NewCompiler(set)
+})

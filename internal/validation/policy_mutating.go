@@ -1,0 +1,145 @@
+package validation
+
+import (
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+)
+
+// MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding.
+
+// supportedPatchTypes are the patch types of a mutation (supportedPatchType).
+var supportedPatchTypes = []string{"ApplyConfiguration", "JSONPatch"}
+
+// ValidateMutatingPolicy returns the errors kube-apiserver (v1.37) returns when creating p,
+// already defaulted (DefaultMutatingPolicy), in the server's order: metadata
+// (ValidateObjectMeta), the spec (validateMutatingAdmissionPolicySpec), then the reserved name
+// suffix (k8s.io/kubernetes pkg/registry/admissionregistration/mutatingadmissionpolicy,
+// Strategy.Validate). As for webhook configurations, metadata.namespace and metadata.generation
+// are ignored, and a name is generated from generateName when name is empty.
+//
+// Not checked: the server's authorization of spec.paramKind for users who are not superusers
+// (see ValidateValidatingPolicy).
+func ValidateMutatingPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) field.ErrorList {
+	if p == nil {
+		return nil
+	}
+	name := policyName(&p.ObjectMeta)
+	errs := validateObjectMeta(&p.ObjectMeta, name, field.NewPath("metadata"))
+	errs = append(errs, validateMutatingPolicySpec(&p.Spec, field.NewPath("spec"))...)
+	return append(errs, validateStaticSuffix(name)...)
+}
+
+// validateMutatingPolicySpec is validateMutatingAdmissionPolicySpec on create.
+func validateMutatingPolicySpec(spec *admissionregistrationv1.MutatingAdmissionPolicySpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	hasParams := spec.ParamKind != nil
+	// The server makes a composited compiler for every mutating policy, variables or not.
+	c := newPolicyCEL(true)
+	defer c.release()
+
+	errs = append(errs, validateFailurePolicy(spec.FailurePolicy, fldPath.Child("failurePolicy"))...)
+	if hasParams {
+		errs = append(errs, validateParamKind(spec.ParamKind, fldPath.Child("paramKind"))...)
+	}
+	if spec.MatchConstraints == nil {
+		errs = append(errs, field.Required(fldPath.Child("matchConstraints"), ""))
+	} else {
+		errs = append(errs, validateMatchResources(spec.MatchConstraints, fldPath.Child("matchConstraints"))...)
+		if len(spec.MatchConstraints.ResourceRules) == 0 {
+			errs = append(errs, field.Required(fldPath.Child("matchConstraints", "resourceRules"), ""))
+		}
+		errs = append(errs, validateMutatingOperations(spec.MatchConstraints.ResourceRules, fldPath.Child("matchConstraints"))...)
+	}
+	errs = append(errs, validatePolicyMatchConditions(c, spec.MatchConditions, hasParams, fldPath.Child("matchConditions"))...)
+	errs = append(errs, validateVariables(c, spec.Variables, hasParams, fldPath.Child("variables"))...)
+	if len(spec.Mutations) == 0 {
+		errs = append(errs, field.Required(fldPath.Child("mutations"), "mutations must contain at least one item"))
+	}
+	for i := range spec.Mutations {
+		errs = append(errs, validateMutation(c, &spec.Mutations[i], hasParams, fldPath.Child("mutations").Index(i))...)
+	}
+	// No default: reinvocationPolicy is required.
+	if spec.ReinvocationPolicy == "" {
+		errs = append(errs, field.Required(fldPath.Child("reinvocationPolicy"), ""))
+	} else if !slices.Contains(supportedReinvocationPolicies, string(spec.ReinvocationPolicy)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("reinvocationPolicy"), spec.ReinvocationPolicy, supportedReinvocationPolicies))
+	}
+	return errs
+}
+
+// validateMutation checks one spec.mutations entry (validateMutation): the patch of its
+// patchType, and not the other.
+func validateMutation(c *policyCEL, m *admissionregistrationv1.Mutation, hasParams bool, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch m.PatchType {
+	case "":
+		errs = append(errs, field.Required(fldPath.Child("patchType"), ""))
+	case admissionregistrationv1.PatchTypeJSONPatch:
+		if m.JSONPatch == nil {
+			errs = append(errs, field.Required(fldPath.Child("jsonPatch"), "must be specified when patchType is JSONPatch"))
+		} else {
+			errs = append(errs, validatePatchExpression(c, exprJSONPatch, m.JSONPatch.Expression, hasParams, fldPath.Child("jsonPatch", "expression"))...)
+		}
+		if m.ApplyConfiguration != nil {
+			errs = append(errs, field.Invalid(fldPath.Child("applyConfiguration"), "{applyConfiguration}", "must not be specified when patchType is JSONPatch"))
+		}
+	case admissionregistrationv1.PatchTypeApplyConfiguration:
+		if m.ApplyConfiguration == nil {
+			errs = append(errs, field.Required(fldPath.Child("applyConfiguration"), "must be specified when patchType is ApplyConfiguration"))
+		} else {
+			errs = append(errs, validatePatchExpression(c, exprApplyConfiguration, m.ApplyConfiguration.Expression, hasParams, fldPath.Child("applyConfiguration", "expression"))...)
+		}
+		if m.JSONPatch != nil {
+			errs = append(errs, field.Invalid(fldPath.Child("jsonPatch"), "{jsonPatch}", "must not be specified when patchType is ApplyConfiguration"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(fldPath.Child("patchType"), m.PatchType, supportedPatchTypes))
+	}
+	return errs
+}
+
+// validatePatchExpression checks the expression of a JSON patch or an apply configuration
+// (validateJSONPatch, validateApplyConfiguration): trimmed, compiled with the patch types
+// (JSONPatch{...}, Object{...}) declared, and quoted trimmed in an error.
+func validatePatchExpression(c *policyCEL, k exprKind, expr string, hasParams bool, fldPath *field.Path) field.ErrorList {
+	trimmed := strings.TrimSpace(expr)
+	if trimmed == "" {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	decls := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true, HasPatchTypes: true}
+	if out := c.compile(k, trimmed, decls); out.err != nil {
+		return field.ErrorList{celFieldError(out.err, fldPath, trimmed)}
+	}
+	return nil
+}
+
+// ValidateMutatingPolicyBinding returns the errors kube-apiserver (v1.37) returns when creating
+// b, already defaulted (DefaultMutatingPolicyBinding), in the server's order: metadata, the spec
+// (validateMutatingAdmissionPolicyBindingSpec), then the reserved name suffix. Unlike the
+// validating kind's, this binding has no declarative checks: an empty policyName is reported in
+// place.
+//
+// Not checked: the server's authorization of spec.paramRef for users who are not superusers.
+func ValidateMutatingPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) field.ErrorList {
+	if b == nil {
+		return nil
+	}
+	name := policyName(&b.ObjectMeta)
+	spec := field.NewPath("spec")
+	errs := validateObjectMeta(&b.ObjectMeta, name, field.NewPath("metadata"))
+	if b.Spec.PolicyName == "" {
+		errs = append(errs, field.Required(spec.Child("policyName"), ""))
+	} else {
+		errs = append(errs, validatePolicyName(b.Spec.PolicyName, spec.Child("policyName"))...)
+	}
+	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
+	if mr := b.Spec.MatchResources; mr != nil {
+		errs = append(errs, validateMatchResources(mr, spec.Child("matchResources"))...)
+		errs = append(errs, validateMutatingOperations(mr.ResourceRules, spec.Child("matchResources"))...)
+	}
+	return append(errs, validateStaticSuffix(name)...)
+}
