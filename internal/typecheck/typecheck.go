@@ -1,0 +1,92 @@
+// Package typecheck type-checks the CEL expressions of admission policies against the schemas
+// of the kinds they match, as kube-apiserver does after storing a ValidatingAdmissionPolicy
+// (status.typeChecking), but at plan: with the server's own type checker
+// (k8s.io/apiserver pkg/admission/plugin/policy/validating TypeChecker) and in its words.
+//
+// The schemas of the built-in kinds are embedded (a snapshot of kube-apiserver's discovery and
+// OpenAPI v3, see generate.go), so a policy that matches only built-in kinds is checked with no
+// cluster and no request. Other kinds (custom resources) are looked up in the cluster, whose
+// discovery and OpenAPI documents a Checker fetches at most once.
+package typecheck
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/client-go/discovery"
+)
+
+// Warning is one type-checking finding: Field is the API field path of the expression
+// ("spec.validations[0].expression"), Message the server's words (as status.typeChecking would say).
+type Warning struct {
+	Field   string
+	Message string
+}
+
+// Checker type-checks policies against built-in schemas, and against CRDs through Live when set.
+// It is safe for concurrent use; make one per provider process, as it keeps what it resolved.
+type Checker struct {
+	// liveOnce calls the live function of New on its first call only.
+	liveOnce  func() (*liveAPI, error)
+	askedLive atomic.Bool
+	types     *validating.TypeChecker
+
+	mu      sync.Mutex
+	schemas map[schema.GroupVersionKind]resolved
+
+	// contexts are the typed contexts of the policies checked so far, results the messages of
+	// their expressions ("" for none): Terraform may check the same policy more than once.
+	contexts *cache[*validating.TypeCheckingContext]
+	results  *cache[string]
+}
+
+// maxContexts bounds Checker.contexts: one context of a policy matching deployments holds
+// their CEL types, about a megabyte.
+const maxContexts = 64
+
+// maxResults bounds Checker.results.
+const maxResults = 4096
+
+// New: live may be nil (no cluster); when set, it is called at most once per process, and only when a
+// policy matches a kind that is not built in, to get discovery + OpenAPI v3 for CRDs.
+func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
+	c := &Checker{
+		schemas:  map[schema.GroupVersionKind]resolved{},
+		contexts: newCache[*validating.TypeCheckingContext](maxContexts),
+		results:  newCache[string](maxResults),
+	}
+	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
+		c.askedLive.Store(true)
+		if live == nil {
+			return nil, errNoLive
+		}
+		dc, err := live()
+		if err != nil {
+			return nil, err
+		}
+		return newLiveAPI(dc)
+	})
+	c.types = &validating.TypeChecker{SchemaResolver: schemaResolver{c}, RestMapper: restMapper{c}}
+	return c
+}
+
+// LiveError is why the cluster's API could not be had, if the Checker needed it and failed:
+// the kinds it did not resolve were then not checked. Nil if it was never needed or worked.
+func (c *Checker) LiveError() error {
+	if !c.askedLive.Load() {
+		return nil
+	}
+	_, err := c.liveAPI()
+	return err
+}
+
+// BuiltinVersion is the kube-apiserver release whose built-in API is embedded ("v1.37.2").
+func BuiltinVersion() string {
+	b, err := builtin()
+	if err != nil {
+		return ""
+	}
+	return b.version
+}
