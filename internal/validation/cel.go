@@ -177,6 +177,7 @@ func storeResult(expr string, err *apiservercel.Error) {
 func resetCompileCache() {
 	resetShapeCache()
 	policyCache.reset()
+	storedOnlyCache.reset()
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	clear(compileCache.m)

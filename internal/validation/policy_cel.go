@@ -194,9 +194,13 @@ type composition struct {
 	signature string // the declared variables and their types, part of the compile cache's key
 }
 
+// policyBaseEnv is the base environment of the compositions, of CELCompatibilityVersion when
+// first used, as the stateless compiler's (celCompiler).
+var policyBaseEnv = sync.OnceValue(func() *environment.EnvSet { return environment.MustBaseEnvSet(CELCompatibilityVersion) })
+
 func newComposition() *composition {
 	vars := apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
-	set, err := environment.MustBaseEnvSet(CELCompatibilityVersion).Extend(environment.VersionedOptions{
+	set, err := policyBaseEnv().Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions:        []cel.EnvOption{cel.Variable("variables", vars.CelType())},
 		DeclTypes:         []*apiservercel.DeclType{vars},
@@ -413,7 +417,7 @@ func storedExpressionsOnly(k exprKind, expr string) bool {
 var storedOnlyCache = &boundedCache[compileKey, bool]{m: map[compileKey]bool{}}
 
 var permissiveCompiler = sync.OnceValue(func() plugincel.Compiler {
-	set, err := environment.MustBaseEnvSet(CELCompatibilityVersion).Extend(environment.VersionedOptions{
+	set, err := policyBaseEnv().Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions:        []cel.EnvOption{cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType))},
 	})
