@@ -97,6 +97,88 @@ resource "admission_validating_webhook_configuration" "quickstart" {
   }
 }
 
+# An admission policy: CEL validations that the API server evaluates itself,
+# with no webhook to run. This one limits the replicas of Deployments
+# labelled admission.example.com/quickstart=true to a number read from a
+# ConfigMap, its parameter.
+resource "admission_validating_admission_policy" "quickstart" {
+  metadata {
+    name = "replicas.quickstart.admission.example.com"
+    labels = {
+      "app.kubernetes.io/managed-by" = "terraform"
+    }
+  }
+
+  spec {
+    # The expressions see the parameter, a ConfigMap, as `params`.
+    param_kind {
+      api_version = "v1"
+      kind        = "ConfigMap"
+    }
+
+    match_constraints {
+      resource_rules {
+        operations   = ["CREATE", "UPDATE"]
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        resources    = ["deployments"]
+      }
+
+      namespace_selector {
+        match_expressions {
+          key      = "kubernetes.io/metadata.name"
+          operator = "NotIn"
+          values   = ["kube-system", "kube-public", "kube-node-lease"]
+        }
+      }
+
+      object_selector {
+        match_labels = {
+          "admission.example.com/quickstart" = "true"
+        }
+      }
+    }
+
+    variables {
+      name       = "max_replicas"
+      expression = "int(params.data.maxReplicas)"
+    }
+
+    # Type-checked at plan against the schema of apps/v1 Deployment.
+    validations {
+      expression         = "object.spec.replicas <= variables.max_replicas"
+      message_expression = "'at most ' + string(variables.max_replicas) + ' replicas, not ' + string(object.spec.replicas)"
+    }
+  }
+}
+
+# The policy applies to nothing until a binding names it. This one passes the
+# ConfigMap default/quickstart-limits as the parameter. It does not exist on a
+# new cluster, and parameter_not_found_action = "Allow" lets requests through
+# until someone creates it:
+#
+#   kubectl -n default create configmap quickstart-limits --from-literal=maxReplicas=3
+resource "admission_validating_admission_policy_binding" "quickstart" {
+  metadata {
+    name = "replicas.quickstart.admission.example.com"
+    labels = {
+      "app.kubernetes.io/managed-by" = "terraform"
+    }
+  }
+
+  spec {
+    # The policy's id (its name): Terraform creates the policy first.
+    policy_name        = admission_validating_admission_policy.quickstart.id
+    validation_actions = ["Deny"]
+
+    param_ref {
+      name                       = "quickstart-limits"
+      namespace                  = "default"
+      parameter_not_found_action = "Allow"
+    }
+  }
+}
+
 output "uid" {
   description = "The UID the API server gave the mutating configuration."
   value       = admission_mutating_webhook_configuration.quickstart.metadata[0].uid
@@ -124,5 +206,25 @@ output "validating_server_defaults" {
     match_policy    = admission_validating_webhook_configuration.quickstart.webhook[0].match_policy
     timeout_seconds = admission_validating_webhook_configuration.quickstart.webhook[0].timeout_seconds
     scope           = admission_validating_webhook_configuration.quickstart.webhook[0].rule[0].scope
+  }
+}
+
+# The policy's server defaults: failure_policy, and those of its
+# match_constraints.
+output "policy_server_defaults" {
+  value = {
+    failure_policy = admission_validating_admission_policy.quickstart.spec[0].failure_policy
+    match_policy   = admission_validating_admission_policy.quickstart.spec[0].match_constraints[0].match_policy
+    scope          = admission_validating_admission_policy.quickstart.spec[0].match_constraints[0].resource_rules[0].scope
+  }
+}
+
+# The binding as the server stored it: the policy it applies, with which
+# parameter, and what a failed validation does.
+output "binding" {
+  value = {
+    policy_name        = admission_validating_admission_policy_binding.quickstart.spec[0].policy_name
+    param_ref          = "${admission_validating_admission_policy_binding.quickstart.spec[0].param_ref[0].namespace}/${admission_validating_admission_policy_binding.quickstart.spec[0].param_ref[0].name}"
+    validation_actions = admission_validating_admission_policy_binding.quickstart.spec[0].validation_actions
   }
 }

@@ -59,7 +59,7 @@ func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 	reattach := make(chan *plugin.ReattachConfig)
 	closed := make(chan struct{})
 	go func() {
-		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithoutLogStderrOverride()); err != nil {
+		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
 			t.Errorf("serve the provider: %v", err)
 		}
 	}()

@@ -15,17 +15,17 @@ type ConditionModel struct {
 	Expression types.String `tfsdk:"expression"`
 }
 
-// ConditionsBlock is the repeated match_conditions block.
-func ConditionsBlock(desc string) schema.ListNestedBlock {
+// ConditionsBlock is the repeated match_conditions block of an owner ("the
+// webhook") whose conditions see variables ("`object`, `oldObject` ...").
+func ConditionsBlock(desc, owner, variables string) schema.ListNestedBlock {
 	return schema.ListNestedBlock{
 		MarkdownDescription: desc,
 		NestedObject: schema.NestedBlockObject{
 			Attributes: map[string]schema.Attribute{
-				"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the condition, unique in the webhook (a qualified name, like a label key)."},
+				"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the condition, unique in " + owner + " (a qualified name, like a label key)."},
 				"expression": schema.StringAttribute{
-					Required: true,
-					MarkdownDescription: "CEL expression that evaluates to a bool. It may use `object`, `oldObject`, `request` " +
-						"(the `AdmissionRequest`), `namespaceObject` and `authorizer`.",
+					Required:            true,
+					MarkdownDescription: "CEL expression that evaluates to a bool. It may use " + variables + ".",
 				},
 			},
 		},

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
 
@@ -177,11 +178,11 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 }
 
 func (p *admissionProvider) Resources(context.Context) []func() resource.Resource {
-	return webhook.Resources()
+	return append(webhook.Resources(), policy.Resources()...)
 }
 
 func (p *admissionProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return webhook.DataSources()
+	return append(webhook.DataSources(), policy.DataSources()...)
 }
 
 func (p *admissionProvider) ListResources(context.Context) []func() list.ListResource {

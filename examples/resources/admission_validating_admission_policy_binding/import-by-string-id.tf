@@ -1,0 +1,4 @@
+import {
+  to = admission_validating_admission_policy_binding.example
+  id = "replica-limit-production.example.com"
+}

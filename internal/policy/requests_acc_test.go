@@ -1,0 +1,142 @@
+package policy_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/faultproxy"
+)
+
+// budgetConfig is a policy on deployments (type-checked against a built-in
+// schema, so with no request) and its binding, through the proxy.
+func budgetConfig(t *testing.T, p *faultproxy.Proxy, name, message string) string {
+	return acctest.ProxiedProvider(t, p) + fmt.Sprintf(`
+resource "admission_validating_admission_policy" "p" {
+  metadata {
+    name = %[1]q
+  }
+  spec {
+    match_constraints {
+      resource_rules {
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        operations   = ["CREATE", "UPDATE"]
+        resources    = ["deployments"]
+      }
+    }
+    validations {
+      expression = "object.spec.replicas <= 5"
+      message    = %[2]q
+    }
+  }
+}
+
+resource "admission_validating_admission_policy_binding" "b" {
+  metadata {
+    name = %[1]q
+  }
+  spec {
+    policy_name        = admission_validating_admission_policy.p.id
+    validation_actions = ["Deny"]
+  }
+}
+`, name, message)
+}
+
+// The requests each run costs, counted at a proxy in front of the API
+// server. A refresh reads each object once; a plan without changes sends
+// nothing else (no dry run, no type-checking schema, no read of the bound
+// policy); a change writes the changed object once, after at most one dry
+// run per plan, and leaves the other alone.
+func TestAccPolicyRequestBudget(t *testing.T) {
+	p := acctest.FaultProxy(t)
+	name := randomName()
+	policyPath := "/validatingadmissionpolicies/" + name
+	bindingPath := "/validatingadmissionpolicybindings/" + name
+	of := func(path string, match func(faultproxy.Record) bool) func(faultproxy.Record) bool {
+		return func(r faultproxy.Record) bool { return strings.HasSuffix(r.Path, path) && match(r) }
+	}
+	budget := func(what string, check func(rs []faultproxy.Record) string) func() {
+		return func() {
+			rs := p.Records()
+			var seen []string
+			for _, r := range rs {
+				seen = append(seen, r.Method+" "+r.Path+"?"+r.Query)
+				if !strings.HasSuffix(r.Path, policyPath) && !strings.HasSuffix(r.Path, bindingPath) {
+					t.Errorf("%s: a request for something other than the two objects: %s %s", what, r.Method, r.Path)
+				}
+			}
+			if msg := check(rs); msg != "" {
+				t.Errorf("%s: %s; requests:\n  %s", what, msg, strings.Join(seen, "\n  "))
+			}
+			t.Logf("figures: %-26s %d requests: %d GET, %d dry runs, %d writes", what, len(rs), count(rs, isGet), count(rs, isDryRun), count(rs, isWrite))
+			p.ResetRecords()
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             policyGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: budgetConfig(t, p, name, "too many")},
+			{
+				PreConfig: budget("create step", func(rs []faultproxy.Record) string {
+					if count(rs, of(policyPath, isWrite)) != 1 || count(rs, of(bindingPath, isWrite)) != 1 {
+						return "want exactly 1 write of each object"
+					}
+					return ""
+				}),
+				Config:   budgetConfig(t, p, name, "too many"),
+				PlanOnly: true,
+			},
+			{
+				PreConfig: budget("no-change plan step", func(rs []faultproxy.Record) string {
+					if len(rs) == 0 || count(rs, isGet) != len(rs) {
+						return "want GETs of the objects and nothing else"
+					}
+					if a, b := count(rs, of(policyPath, isGet)), count(rs, of(bindingPath, isGet)); a != b {
+						return fmt.Sprintf("want one GET of each object per refresh, got %d of the policy and %d of the binding", a, b)
+					}
+					return ""
+				}),
+				Config: budgetConfig(t, p, name, "far too many"),
+			},
+			{
+				PreConfig: budget("update step", func(rs []faultproxy.Record) string {
+					if count(rs, of(policyPath, isWrite)) != 1 || count(rs, of(bindingPath, isWrite)) != 0 {
+						return "want exactly 1 write, of the policy"
+					}
+					if n := count(rs, of(policyPath, isDryRun)); n > 2 {
+						return "want at most 2 dry runs (the plan, and the plan terraform apply makes again)"
+					}
+					if n := count(rs, of(bindingPath, func(r faultproxy.Record) bool { return r.Method != http.MethodGet })); n != 0 {
+						return "want nothing but refreshes of the unchanged binding"
+					}
+					return ""
+				}),
+				Config:   budgetConfig(t, p, name, "far too many"),
+				PlanOnly: true,
+			},
+		},
+	})
+}
+
+func count(rs []faultproxy.Record, match func(faultproxy.Record) bool) int {
+	n := 0
+	for _, r := range rs {
+		if match(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func isGet(r faultproxy.Record) bool { return r.Method == http.MethodGet }
+
+func isDryRun(r faultproxy.Record) bool { return strings.Contains(r.Query, "dryRun") }
+
+func isWrite(r faultproxy.Record) bool { return r.Method != http.MethodGet && !isDryRun(r) }

@@ -1,0 +1,311 @@
+package policy
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// Resources are the resources of this family.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{
+		resourceOf(validatingPolicies),
+		resourceOf(validatingBindings),
+		resourceOf(mutatingPolicies),
+		resourceOf(mutatingBindings),
+	}
+}
+
+func resourceOf[S, T any](k *kind[S, T]) func() resource.Resource {
+	return func() resource.Resource { return &policyResource[S, T]{kind: k} }
+}
+
+// policyResource is the resource of one kind of the family.
+type policyResource[S, T any] struct {
+	kind *kind[S, T]
+	object.ClientHolder
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*policyResource[validatingPolicySpec, validatingPolicy])(nil)
+	_ resource.ResourceWithImportState    = (*policyResource[validatingPolicySpec, validatingPolicy])(nil)
+	_ resource.ResourceWithModifyPlan     = (*policyResource[validatingPolicySpec, validatingPolicy])(nil)
+	_ resource.ResourceWithValidateConfig = (*policyResource[validatingPolicySpec, validatingPolicy])(nil)
+	_ resource.ResourceWithIdentity       = (*policyResource[validatingPolicySpec, validatingPolicy])(nil)
+)
+
+func (r *policyResource[S, T]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + r.kind.typeName
+}
+
+func (r *policyResource[S, T]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.kind.resourceSchema()
+	resp.Schema.Blocks["timeouts"] = object.TimeoutsBlock(ctx)
+	tfschema.BuildBlockTypes(resp.Schema.Blocks)
+}
+
+func (r *policyResource[S, T]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = object.IdentitySchema(r.kind.api.name)
+}
+
+func (r *policyResource[S, T]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Set(req.ProviderData, &resp.Diagnostics)
+}
+
+// objects are the API calls on objects of the resource's kind.
+func (r *policyResource[S, T]) objects() objects[T] { return r.kind.api.objects(r.C) }
+
+// ValidateConfig runs the server's rules offline, so that `terraform
+// validate` and every plan fail where the API server would. Rules the
+// server enforces only on a create wait for ModifyPlan, which knows whether
+// the object is new.
+func (r *policyResource[S, T]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	cfg, diags := readObject[S](ctx, req.Config)
+	if diags.HasError() {
+		tflog.Debug(ctx, "skipping validation: configuration not known yet")
+		return
+	}
+	exp := r.kind.expand(cfg)
+	errs := r.kind.report.LeftToTerraform(ctx, req.Config, slices.DeleteFunc(r.kind.validate(exp.Object), validation.CreateOnly))
+	r.kind.report.FieldErrors(&resp.Diagnostics, errs, exp.unknownAt)
+}
+
+// timeoutsOf reads the timeouts block.
+func timeoutsOf(ctx context.Context, from getter, diags *diag.Diagnostics) timeouts.Value {
+	var t timeouts.Value
+	diags.Append(from.GetAttribute(ctx, path.Root("timeouts"), &t)...)
+	return t
+}
+
+func (r *policyResource[S, T]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	plan, diags := readObject[S](ctx, req.Plan)
+	resp.Diagnostics.Append(diags...)
+	t := timeoutsOf(ctx, req.Plan, &resp.Diagnostics)
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := object.WithTimeout(ctx, t.Create, object.DefaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := plan.name()
+	existing, err := r.objects().get(ctx, name)
+	if err != nil {
+		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if existing != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+			r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
+		return
+	}
+	obj, err := r.apply(ctx, plan, false, &resp.Diagnostics)
+	if err != nil {
+		r.kind.report.APIError(&resp.Diagnostics, "create", name, err)
+		if kube.MayHaveWritten(err) {
+			r.keepUnconfirmed(ctx, req.Plan, name, resp)
+		}
+		return
+	}
+	r.save(ctx, obj, plan, req.Plan.Raw, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+// keepUnconfirmed records a create that may have reached the server
+// although no answer came back (object.Unconfirmed).
+func (r *policyResource[S, T]) keepUnconfirmed(ctx context.Context, plan tfsdk.Plan, name string, resp *resource.CreateResponse) {
+	raw, err := object.Unconfirmed(plan)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
+		return
+	}
+	resp.State.Raw = raw
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+}
+
+func (r *policyResource[S, T]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	state, diags := readObject[S](ctx, req.State)
+	resp.Diagnostics.Append(diags...)
+	t := timeoutsOf(ctx, req.State, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.Connected() {
+		// The connection is not known until apply; keep the state as it is.
+		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
+		return
+	}
+	ctx, cancel, diags := object.WithTimeout(ctx, t.Read, object.DefaultReadTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := state.name()
+	obj, err := r.objects().get(ctx, name)
+	if err != nil {
+		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
+		return
+	}
+	if obj == nil {
+		tflog.Warn(ctx, r.kind.api.name+" is gone; removing it from state", map[string]any{"name": name})
+		resp.State.RemoveResource(ctx)
+		// Terraform 1.11 wants an identity even for a removed resource.
+		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+		return
+	}
+	resp.Diagnostics.Append(r.kind.write(ctx, &resp.State, obj, &state)...)
+	object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+}
+
+func (r *policyResource[S, T]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	plan, diags := readObject[S](ctx, req.Plan)
+	resp.Diagnostics.Append(diags...)
+	t := timeoutsOf(ctx, req.Plan, &resp.Diagnostics)
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := object.WithTimeout(ctx, t.Update, object.DefaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	obj, err := r.apply(ctx, plan, false, &resp.Diagnostics)
+	if err != nil {
+		r.kind.report.APIError(&resp.Diagnostics, "update", plan.name(), err)
+		return
+	}
+	r.save(ctx, obj, plan, req.Plan.Raw, &resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *policyResource[S, T]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	state, diags := readObject[S](ctx, req.State)
+	resp.Diagnostics.Append(diags...)
+	t := timeoutsOf(ctx, req.State, &resp.Diagnostics)
+	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, diags := object.WithTimeout(ctx, t.Delete, object.DefaultWriteTimeout)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	name := state.name()
+	if err := r.objects().delete(ctx, name); err != nil {
+		r.kind.report.APIError(&resp.Diagnostics, "delete", name, err)
+	}
+}
+
+func (r *policyResource[S, T]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := object.ImportName(ctx, req.ID, req.Identity, &resp.Diagnostics)
+	if name == "" {
+		resp.Diagnostics.AddError("Missing name", "Import a "+r.kind.api.name+" by its name, for example: terraform import admission_"+r.kind.typeName+".example my-policy")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+}
+
+// apply writes the planned object with server-side apply (or checks it with
+// a dry run) and returns what the server stored, or the server's error.
+// Field conflicts are resolved or explained on diags.
+func (r *policyResource[S, T]) apply(ctx context.Context, plan objectModel[S], dryRun bool, diags *diag.Diagnostics) (*T, error) {
+	obj := r.kind.expand(plan).Object
+	stored, err := r.objects().apply(ctx, obj, dryRun, false)
+	if conflicts := object.FieldConflicts(err); len(conflicts) > 0 {
+		name := r.kind.meta(obj).Name
+		managedFields := func(ctx context.Context) ([]metav1.ManagedFieldsEntry, error) {
+			current, err := r.objects().get(ctx, name)
+			if current == nil {
+				return nil, err
+			}
+			return r.kind.meta(current).ManagedFields, err
+		}
+		applyForced := func(ctx context.Context) (*T, error) { return r.objects().apply(ctx, obj, dryRun, true) }
+		return object.ResolveConflicts(ctx, r.kind.api.name, name, dryRun, conflicts, managedFields, applyForced, diags)
+	}
+	return stored, err
+}
+
+// save records what the server stored after a write: the planned state
+// with the values only the server knows filled in.
+func (r *policyResource[S, T]) save(ctx context.Context, obj *T, plan objectModel[S], planned tftypes.Value,
+	state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	state.Raw = planned
+	diags.Append(r.kind.write(ctx, state, obj, &plan)...)
+	object.SetIdentity(ctx, identity, r.kind.meta(obj).Name, diags)
+}
+
+// dryRunTimeout bounds the checks that ModifyPlan makes against the cluster.
+const dryRunTimeout = 20 * time.Second
+
+// ModifyPlan completes the checks of ValidateConfig with what needs the
+// plan: the rules the server enforces only on a create, advice (type
+// checking, bindings), and a dry run on the API server when it can be
+// reached, so that what only the live cluster knows fails the plan rather
+// than the apply. A plan without changes makes no request.
+func (r *policyResource[S, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	plan, diags := readObject[S](ctx, req.Plan)
+	cfg, cfgDiags := readObject[S](ctx, req.Config)
+	if diags.HasError() || cfgDiags.HasError() {
+		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
+		return
+	}
+	exp := r.kind.expand(cfg)
+	if req.State.Raw.IsNull() {
+		// A new object: the rules the server enforces only on a create
+		// hold for certain (ValidateConfig left them out).
+		createOnly := slices.DeleteFunc(r.kind.validate(exp.Object), func(e *field.Error) bool { return !validation.CreateOnly(e) })
+		createOnly = r.kind.report.LeftToTerraform(ctx, req.Config, createOnly)
+		if r.kind.report.FieldErrors(&resp.Diagnostics, createOnly, exp.unknownAt); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		// Nothing will be written: a plan without changes costs no request
+		// beyond the refresh.
+		return
+	}
+	t := timeoutsOf(ctx, req.Plan, &resp.Diagnostics)
+	limit, diags := t.Read(ctx, object.DefaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	// A plan waits for the cluster only briefly: an unreachable cluster
+	// must not hold it for the whole read timeout.
+	checkCtx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
+	defer cancel()
+
+	if r.kind.advise != nil {
+		env := &planEnv{}
+		if r.Connected() {
+			env.client = r.C
+		}
+		r.kind.report.Warnings(&resp.Diagnostics, r.kind.advise(checkCtx, env, exp.Object), exp.unknownAt)
+	}
+	if !r.Connected() || !r.C.DryRunOnPlan {
+		return
+	}
+	if len(exp.Unknown) > 0 {
+		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
+		return
+	}
+	name := plan.name()
+	_, err := r.apply(checkCtx, plan, true, &resp.Diagnostics)
+	r.kind.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+}
