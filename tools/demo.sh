@@ -123,6 +123,7 @@ tf_run() { "$tf" "$@" -no-color -compact-warnings -input=false 3>&-; }
 get_webhooks() {
 	local kind
 	for kind in mutatingwebhookconfigurations validatingwebhookconfigurations \
+		mutatingadmissionpolicies mutatingadmissionpolicybindings \
 		validatingadmissionpolicies validatingadmissionpolicybindings; do
 		"$work/localcluster" -kubeconfig "$KUBE_CONFIG_PATH" -get "$kind" 3>&-
 	done
@@ -157,7 +158,7 @@ if [ -n "$keep" ]; then
   server:      $(sed -n "s/^KUBE_HOST='\(.*\)'$/\1/p" "$work/cluster.env")
   kubeconfig:  $KUBE_CONFIG_PATH   (contexts admin-cert, admin-token, reader, writer, nobody)
   variables:   $work/cluster.env   (KUBE_HOST, KUBE_TOKEN, KUBE_CLUSTER_CA_CERT_DATA, ...)
-  objects:     $work/localcluster -kubeconfig $KUBE_CONFIG_PATH -get mutatingwebhookconfigurations   (or validatingwebhookconfigurations, validatingadmissionpolicies, validatingadmissionpolicybindings)
+  objects:     $work/localcluster -kubeconfig $KUBE_CONFIG_PATH -get mutatingwebhookconfigurations   (or validatingwebhookconfigurations, mutatingadmissionpolicies, mutatingadmissionpolicybindings, validatingadmissionpolicies, validatingadmissionpolicybindings)
   terraform:   cd $work/quickstart && TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE KUBE_CONFIG_PATH=$KUBE_CONFIG_PATH $tf plan
   stop:        kill -INT $cluster_pid && rm -rf $work
 EOF

@@ -97,6 +97,64 @@ resource "admission_validating_webhook_configuration" "quickstart" {
   }
 }
 
+# A mutating admission policy: CEL mutations that the API server applies
+# itself, with no webhook to run. This one adds the label team=quickstart to
+# new Deployments labelled admission.example.com/quickstart=true (and needs
+# Kubernetes 1.36 or later).
+resource "admission_mutating_admission_policy" "quickstart" {
+  metadata {
+    name = "team.quickstart.admission.example.com"
+    labels = {
+      "app.kubernetes.io/managed-by" = "terraform"
+    }
+  }
+
+  spec {
+    match_constraints {
+      resource_rules {
+        operations   = ["CREATE"]
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        resources    = ["deployments"]
+      }
+
+      object_selector {
+        match_labels = {
+          "admission.example.com/quickstart" = "true"
+        }
+      }
+    }
+
+    # Merged into the Deployment as server-side apply merges: its other
+    # labels are kept. Type-checked at plan against apps/v1 Deployment.
+    mutations {
+      patch_type = "ApplyConfiguration"
+      apply_configuration {
+        expression = "Object{metadata: Object.metadata{labels: {'team': 'quickstart'}}}"
+      }
+    }
+
+    # Required: whether the policy runs again when a later mutation changes
+    # the Deployment.
+    reinvocation_policy = "Never"
+  }
+}
+
+# A mutating policy, too, applies to nothing until a binding names it. This
+# one applies it wherever it matches.
+resource "admission_mutating_admission_policy_binding" "quickstart" {
+  metadata {
+    name = "team.quickstart.admission.example.com"
+    labels = {
+      "app.kubernetes.io/managed-by" = "terraform"
+    }
+  }
+
+  spec {
+    policy_name = admission_mutating_admission_policy.quickstart.id
+  }
+}
+
 # An admission policy: CEL validations that the API server evaluates itself,
 # with no webhook to run. This one limits the replicas of Deployments
 # labelled admission.example.com/quickstart=true to a number read from a
@@ -216,6 +274,16 @@ output "policy_server_defaults" {
     failure_policy = admission_validating_admission_policy.quickstart.spec[0].failure_policy
     match_policy   = admission_validating_admission_policy.quickstart.spec[0].match_constraints[0].match_policy
     scope          = admission_validating_admission_policy.quickstart.spec[0].match_constraints[0].resource_rules[0].scope
+  }
+}
+
+# The mutating policy's server defaults: failure_policy, and those of its
+# match_constraints (it has no default reinvocation_policy).
+output "mutating_policy_server_defaults" {
+  value = {
+    failure_policy = admission_mutating_admission_policy.quickstart.spec[0].failure_policy
+    match_policy   = admission_mutating_admission_policy.quickstart.spec[0].match_constraints[0].match_policy
+    scope          = admission_mutating_admission_policy.quickstart.spec[0].match_constraints[0].resource_rules[0].scope
   }
 }
 

@@ -85,8 +85,9 @@ func (k *kind[H]) webhookBlock() schema.ListNestedBlock {
 				},
 				"namespace_selector": matching.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
 				"object_selector":    matching.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
-				"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). " +
-					"An error in a condition is handled by `failure_policy`."),
+				"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). "+
+					"An error in a condition is handled by `failure_policy`.", "the webhook",
+					"`object`, `oldObject`, `request` (the `AdmissionRequest`), `namespaceObject` and `authorizer`"),
 			},
 		},
 	}
