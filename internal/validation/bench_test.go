@@ -6,7 +6,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 )
 
 // realisticConditions returns n match conditions of the kind people write: namespace and user
@@ -68,7 +67,7 @@ func configWith(webhooks int, distinct bool) *mwc {
 }
 
 func benchValidate(b *testing.B, o *mwc, cold bool) {
-	celCompiler() // built once per process; not what is measured
+	celCompiler(newExpressionsEnv(Assumed)) // built once per process; not what is measured
 	if errs := Validate(o); len(errs) != 0 {
 		b.Fatalf("unexpected errors:\n%s", dump(errs))
 	}
@@ -119,6 +118,6 @@ func BenchmarkValidateUnshaped(b *testing.B) {
 // environment itself is cached inside k8s.io/apiserver after its first build).
 func BenchmarkBuildCompiler(b *testing.B) {
 	for b.Loop() {
-		plugincel.NewCompiler(environment.MustBaseEnvSet(CELCompatibilityVersion))
+		plugincel.NewCompiler(newExpressionsEnv(Assumed).baseSet())
 	}
 }

@@ -16,37 +16,75 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 )
 
-// CELCompatibilityVersion is the CEL environment version that new or changed matchCondition
-// expressions are checked against (validateMatchConditionsExpression; k8s.io/apiserver
-// pkg/cel/environment MustBaseEnvSet, DefaultCompatibilityVersion). A 1.37 server uses its
-// minimum compatibility version, 1.36, for the NewExpressions environment. Set it before the
-// first call to Validate; the compiler is built once, on first use, from the value it has then.
-var CELCompatibilityVersion = version.MajorMinor(1, 36)
-
 // maxMatchConditions is the server's limit on matchConditions per webhook (validateMatchConditions).
 const maxMatchConditions = 64
 
-var (
-	compilerOnce sync.Once
-	compiler     plugincel.Compiler
-)
+// celEnv is one CEL environment a server compiles expressions in: k8s.io/apiserver's base
+// environment at a compatibility version (pkg/cel/environment MustBaseEnvSet), in its
+// NewExpressions variant, or, when stored is set, its StoredExpressions one.
+type celEnv struct {
+	compat int  // the compatibility version, 1.compat
+	stored bool // the StoredExpressions variant
+}
 
-// celCompiler returns the matchConditions compiler, built once: building the CEL
-// environments is far more expensive than compiling an expression with them.
-func celCompiler() plugincel.Compiler {
-	compilerOnce.Do(func() {
-		compiler = plugincel.NewCompiler(environment.MustBaseEnvSet(CELCompatibilityVersion))
-	})
-	return compiler
+// newExpressionsEnv is the environment a server of version v compiles new or changed
+// expressions in: the NewExpressions environment of its minimum compatibility version, one
+// release before its own (k8s.io/apiserver pkg/cel/environment DefaultCompatibilityVersion;
+// k8s.io/component-base compatibility, MinCompatibilityVersion), so that a new expression
+// still compiles on the release before, should the cluster be rolled back.
+func newExpressionsEnv(v Version) celEnv { return celEnv{compat: v.minor - 1} }
+
+// storedExpressionsEnv is the environment a server of version v compiles the expressions it
+// has stored in, when an update keeps them: its StoredExpressions environment, every option its
+// release knows and has not removed. For a release whose libraries are linked in (up to
+// librariesMinor), that is exactly the NewExpressions environment at its own version: the
+// options introduced by then and not removed by then. A later release knows at least the
+// StoredExpressions environment of the libraries linked in, and maybe more.
+func storedExpressionsEnv(v Version) celEnv {
+	if v.minor <= librariesMinor {
+		return celEnv{compat: v.minor}
+	}
+	return celEnv{compat: librariesMinor, stored: true}
+}
+
+func (e celEnv) envType() environment.Type {
+	if e.stored {
+		return environment.StoredExpressions
+	}
+	return environment.NewExpressions
+}
+
+// baseSet is the base environment set of e's compatibility version (cached by k8s.io/apiserver).
+func (e celEnv) baseSet() *environment.EnvSet {
+	return environment.MustBaseEnvSet(version.MajorMinor(1, uint(e.compat)))
+}
+
+// compilers are the stateless compilers (plugincel.NewCompiler over a base set), one per
+// compatibility version, built on first use: building the CEL environments is far more
+// expensive than compiling an expression with them.
+var compilers sync.Map // int (compat) → plugincel.Compiler
+
+// celCompiler returns the stateless compiler of e's compatibility version, as the server's
+// getStrictStatelessCELCompiler.
+func celCompiler(e celEnv) plugincel.Compiler {
+	if c, ok := compilers.Load(e.compat); ok {
+		return c.(plugincel.Compiler)
+	}
+	c, _ := compilers.LoadOrStore(e.compat, plugincel.NewCompiler(e.baseSet()))
+	return c.(plugincel.Compiler)
 }
 
 // matchConditionVars are the variables a webhook's match conditions see at validation time
 // (validateMatchConditionsExpression): object, oldObject, request, namespaceObject, authorizer; never params.
 var matchConditionVars = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
 
-// validateMatchConditions checks webhooks[i].matchConditions (the server's validateMatchConditions).
-func validateMatchConditions(conditions []admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
-	return validateMatchConditionsWith(conditions, compileMatchCondition, fldPath)
+// validateMatchConditions checks webhooks[i].matchConditions (the server's validateMatchConditions),
+// each expression compiled in the environment o gives it.
+func validateMatchConditions(o *options, conditions []admissionregistrationv1.MatchCondition, fldPath *field.Path) field.ErrorList {
+	compile := func(expr string, p *field.Path) *field.Error {
+		return compileMatchCondition(o.matchConditionEnv(expr), expr, p)
+	}
+	return validateMatchConditionsWith(conditions, compile, fldPath)
 }
 
 // validateMatchConditionsWith checks match conditions (validateMatchConditions), compiling each
@@ -90,11 +128,10 @@ func validateMatchCondition(mc admissionregistrationv1.MatchCondition, compile f
 	return errs
 }
 
-// compileMatchCondition compiles expr in the NewExpressions environment, as the server does on
-// create, and turns a failure into the field error the server would return
-// (validateMatchConditionsExpression, convertCELErrorToValidationError).
-func compileMatchCondition(expr string, fldPath *field.Path) *field.Error {
-	celErr := compileCached(expr)
+// compileMatchCondition compiles expr in env and turns a failure into the field error the
+// server would return (validateMatchConditionsExpression, convertCELErrorToValidationError).
+func compileMatchCondition(env celEnv, expr string, fldPath *field.Path) *field.Error {
+	celErr := compileCached(env, expr)
 	if celErr == nil {
 		return nil
 	}
@@ -113,24 +150,24 @@ func compileMatchCondition(expr string, fldPath *field.Path) *field.Error {
 // already found valid (celshape.go), and an expression that parses and checks with nothing in it
 // that could make building its program fail (celfast.go). Any other answer, and every error
 // message, is the compiler's own.
-func compile(expr string) (result *apiservercel.Error) {
+func compile(env celEnv, expr string) (result *apiservercel.Error) {
 	defer recoverCompilerPanic(&result)
-	if shape, placeholders, ok := shapeOf(expr); ok && validShape(shape, placeholders) {
+	if shape, placeholders, ok := shapeOf(expr); ok && validShape(env, shape, placeholders) {
 		return nil
 	}
-	if quickValid(expr) {
+	if quickValid(env, expr) {
 		return nil
 	}
-	return fullCompile(expr)
+	return fullCompile(env, expr)
 }
 
 // fullCompile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of
-// a webhook match condition, in the NewExpressions environment (a create has no stored
-// expressions). The compiler also requires the result type to be exactly bool.
-func fullCompile(expr string) (result *apiservercel.Error) {
+// a webhook match condition, in env. The compiler also requires the result type to be exactly
+// bool.
+func fullCompile(env celEnv, expr string) (result *apiservercel.Error) {
 	defer recoverCompilerPanic(&result)
 	accessor := &matchconditions.MatchCondition{Expression: expr}
-	return celCompiler().CompileCELExpression(accessor, matchConditionVars, environment.NewExpressions).Error
+	return celCompiler(env).CompileCELExpression(accessor, matchConditionVars, env.envType()).Error
 }
 
 // recoverCompilerPanic turns a panic of the compiler into an internal error. cel-go panics on a
@@ -148,28 +185,34 @@ func recoverCompilerPanic(result **apiservercel.Error) {
 
 // Compiling one expression costs up to a few hundred microseconds, and Terraform validates the
 // same configuration several times per run (validate, plan, apply), so results are kept by
-// expression. The result of a compile depends on the expression only.
+// environment and expression, all a compile's result depends on.
 const compileCacheSize = 4096
+
+// envExpr is an expression and the environment it is compiled in.
+type envExpr struct {
+	env  celEnv
+	expr string
+}
 
 var compileCache = struct {
 	sync.Mutex
-	m map[string]*apiservercel.Error // nil value: compiled fine
-}{m: map[string]*apiservercel.Error{}}
+	m map[envExpr]*apiservercel.Error // nil value: compiled fine
+}{m: map[envExpr]*apiservercel.Error{}}
 
-func cachedResult(expr string) (*apiservercel.Error, bool) {
+func cachedResult(env celEnv, expr string) (*apiservercel.Error, bool) {
 	compileCache.Lock()
 	defer compileCache.Unlock()
-	err, ok := compileCache.m[expr]
+	err, ok := compileCache.m[envExpr{env, expr}]
 	return err, ok
 }
 
-func storeResult(expr string, err *apiservercel.Error) {
+func storeResult(env celEnv, expr string, err *apiservercel.Error) {
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	if len(compileCache.m) >= compileCacheSize {
 		clear(compileCache.m)
 	}
-	compileCache.m[expr] = err
+	compileCache.m[envExpr{env, expr}] = err
 }
 
 // resetCompileCache empties the caches of results and of shapes; benchmarks use it to measure
@@ -177,36 +220,37 @@ func storeResult(expr string, err *apiservercel.Error) {
 func resetCompileCache() {
 	resetShapeCache()
 	policyCache.reset()
-	storedOnlyCache.reset()
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	clear(compileCache.m)
 }
 
-func compileCached(expr string) *apiservercel.Error {
-	if err, ok := cachedResult(expr); ok {
+func compileCached(env celEnv, expr string) *apiservercel.Error {
+	if err, ok := cachedResult(env, expr); ok {
 		return err
 	}
-	err := compile(expr)
-	storeResult(expr, err)
+	err := compile(env, expr)
+	storeResult(env, expr, err)
 	return err
 }
 
 // precompile compiles, in parallel over the available CPUs, every distinct match-condition
-// expression of obj that is not cached yet, so that the in-order validation pass that follows
-// finds them all in the cache. It changes no result, only the time taken.
-func precompile(obj *admissionregistrationv1.MutatingWebhookConfiguration) {
-	var todo []string
-	seen := map[string]bool{}
+// expression of obj that is not cached yet, in the environment o gives it, so that the
+// in-order validation pass that follows finds them all in the cache. It changes no result,
+// only the time taken.
+func precompile(o *options, obj *admissionregistrationv1.MutatingWebhookConfiguration) {
+	var todo []envExpr
+	seen := map[envExpr]bool{}
 	for i := range obj.Webhooks {
 		for _, mc := range obj.Webhooks[i].MatchConditions {
 			expr := strings.TrimSpace(mc.Expression)
-			if expr == "" || seen[expr] {
+			k := envExpr{o.matchConditionEnv(expr), expr}
+			if expr == "" || seen[k] {
 				continue
 			}
-			seen[expr] = true
-			if _, ok := cachedResult(expr); !ok {
-				todo = append(todo, expr)
+			seen[k] = true
+			if _, ok := cachedResult(k.env, expr); !ok {
+				todo = append(todo, k)
 			}
 		}
 	}
@@ -223,7 +267,7 @@ func precompile(obj *admissionregistrationv1.MutatingWebhookConfiguration) {
 				if k >= len(todo) {
 					return
 				}
-				storeResult(todo[k], compile(todo[k]))
+				storeResult(todo[k].env, todo[k].expr, compile(todo[k].env, todo[k].expr))
 			}
 		})
 	}

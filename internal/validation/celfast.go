@@ -27,55 +27,62 @@ import (
 // that can make it fail. It only ever answers "valid"; every other case, and every error
 // message, comes from the compiler itself.
 
-var (
-	quickEnvOnce sync.Once
-	quickEnv     *cel.Env // nil: the shortcuts are off and every expression goes to the compiler
-)
+// quickEnvs are the environments of quickValid, one per CEL environment, built on first use; a
+// nil one means the shortcuts are off there and every expression goes to the compiler.
+var quickEnvs sync.Map // celEnv → *cel.Env
 
 // matchConditionEnv returns the environment the compiler checks match conditions in: the base
-// environment of CELCompatibilityVersion extended exactly as plugincel's createEnvForOpts does
-// for matchConditionVars, in its NewExpressions variant.
-func matchConditionEnv() *cel.Env {
-	quickEnvOnce.Do(func() {
-		// If building a program failed for reasons of the environment (options, function
-		// bindings, cost tracker), it would fail for every expression: skipping it would hide
-		// that. The compiler accepting a trivial expression rules it out once for all.
-		// The variables below are those of an environment without patch types.
-		if fullCompile("true") != nil || matchConditionVars.HasPatchTypes {
-			return
-		}
-		namespaceType := plugincel.BuildNamespaceType()
-		requestType := plugincel.BuildRequestType()
-		vars := []cel.EnvOption{
-			cel.Variable(plugincel.ObjectVarName, cel.DynType),
-			cel.Variable(plugincel.OldObjectVarName, cel.DynType),
-			cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
-			cel.Variable(plugincel.RequestVarName, requestType.CelType()),
-		}
-		if matchConditionVars.HasParams {
-			vars = append(vars, cel.Variable(plugincel.ParamsVarName, cel.DynType))
-		}
-		if matchConditionVars.HasAuthorizer {
-			vars = append(vars,
-				cel.Variable(plugincel.AuthorizerVarName, library.AuthorizerType),
-				cel.Variable(plugincel.RequestResourceAuthorizerVarName, library.ResourceCheckType))
-		}
-		set, err := environment.MustBaseEnvSet(CELCompatibilityVersion).Extend(
-			environment.VersionedOptions{
-				IntroducedVersion: version.MajorMinor(1, 0),
-				EnvOptions:        vars,
-				DeclTypes:         []*apiservercel.DeclType{namespaceType, requestType},
-			},
-			environment.StrictCostOpt,
-		)
-		if err != nil {
-			return
-		}
-		if env, err := set.Env(environment.NewExpressions); err == nil {
-			quickEnv = env
-		}
-	})
-	return quickEnv
+// environment of e extended exactly as plugincel's createEnvForOpts does for
+// matchConditionVars, in e's variant (NewExpressions or StoredExpressions).
+func matchConditionEnv(e celEnv) *cel.Env {
+	if env, ok := quickEnvs.Load(e); ok {
+		return env.(*cel.Env)
+	}
+	env := buildMatchConditionEnv(e)
+	actual, _ := quickEnvs.LoadOrStore(e, env)
+	return actual.(*cel.Env)
+}
+
+func buildMatchConditionEnv(e celEnv) *cel.Env {
+	// If building a program failed for reasons of the environment (options, function
+	// bindings, cost tracker), it would fail for every expression: skipping it would hide
+	// that. The compiler accepting a trivial expression rules it out once for all.
+	// The variables below are those of an environment without patch types.
+	if fullCompile(e, "true") != nil || matchConditionVars.HasPatchTypes {
+		return nil
+	}
+	namespaceType := plugincel.BuildNamespaceType()
+	requestType := plugincel.BuildRequestType()
+	vars := []cel.EnvOption{
+		cel.Variable(plugincel.ObjectVarName, cel.DynType),
+		cel.Variable(plugincel.OldObjectVarName, cel.DynType),
+		cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
+		cel.Variable(plugincel.RequestVarName, requestType.CelType()),
+	}
+	if matchConditionVars.HasParams {
+		vars = append(vars, cel.Variable(plugincel.ParamsVarName, cel.DynType))
+	}
+	if matchConditionVars.HasAuthorizer {
+		vars = append(vars,
+			cel.Variable(plugincel.AuthorizerVarName, library.AuthorizerType),
+			cel.Variable(plugincel.RequestResourceAuthorizerVarName, library.ResourceCheckType))
+	}
+	set, err := e.baseSet().Extend(
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 0),
+			EnvOptions:        vars,
+			DeclTypes:         []*apiservercel.DeclType{namespaceType, requestType},
+		},
+		environment.StrictCostOpt,
+	)
+	if err != nil {
+		return nil
+	}
+	env, err := set.Env(e.envType())
+	if err != nil {
+		return nil
+	}
+	return env
 }
 
 // matchConditionReturnTypes are the result types the compiler accepts for a match condition.
@@ -102,8 +109,8 @@ func checkedValid(env *cel.Env, expr string) *cel.Ast {
 
 // quickValid reports whether expr is certainly accepted by the compiler without building its
 // program. False means "ask the compiler", not "invalid".
-func quickValid(expr string) bool {
-	env := matchConditionEnv()
+func quickValid(e celEnv, expr string) bool {
+	env := matchConditionEnv(e)
 	if env == nil {
 		return false
 	}

@@ -160,14 +160,14 @@ func describe(err *apiservercel.Error) string {
 // checkShortcuts compares compile, and each of its two shortcuts, with the compiler on expr.
 func checkShortcuts(t *testing.T, expr string) {
 	t.Helper()
-	want := fullCompile(expr)
-	if quickValid(expr) && want != nil {
+	want := fullCompile(assumedNew, expr)
+	if quickValid(assumedNew, expr) && want != nil {
 		t.Errorf("quick check accepts %q, the compiler says %s", expr, describe(want))
 	}
-	if shape, n, ok := shapeOf(expr); ok && validShape(shape, n) && want != nil {
+	if shape, n, ok := shapeOf(expr); ok && validShape(assumedNew, shape, n) && want != nil {
 		t.Errorf("shape %q accepts %q, the compiler says %s", shape, expr, describe(want))
 	}
-	if got := compile(expr); !sameResult(got, want) {
+	if got := compile(assumedNew, expr); !sameResult(got, want) {
 		t.Errorf("compile(%q) = %s, the compiler says %s", expr, describe(got), describe(want))
 	}
 }
@@ -185,7 +185,7 @@ func TestShortcutsAgreeWithCompiler(t *testing.T) {
 // as the API server rejects it (it resets the request), and does not crash the provider.
 func TestCompilerPanic(t *testing.T) {
 	resetCompileCache()
-	err := compile(`{b'x': 1}.size() == 1`)
+	err := compile(assumedNew, `{b'x': 1}.size() == 1`)
 	if err == nil || err.Type != apiservercel.ErrorTypeInternal || !strings.Contains(err.Detail, "unhashable") {
 		t.Errorf("compile = %s, want an internal error naming the panic", describe(err))
 	}
@@ -271,10 +271,10 @@ func TestShapeFamilies(t *testing.T) {
 // usually write must be answered by a shortcut, without building a program.
 func TestShortcutsTakeCommonConditions(t *testing.T) {
 	for _, mc := range realisticConditions(12, 7) {
-		if !quickValid(mc.Expression) {
+		if !quickValid(assumedNew, mc.Expression) {
 			t.Errorf("quick check does not take %q", mc.Expression)
 		}
-		if shape, n, ok := shapeOf(mc.Expression); !ok || !validShape(shape, n) {
+		if shape, n, ok := shapeOf(mc.Expression); !ok || !validShape(assumedNew, shape, n) {
 			t.Errorf("no valid shape for %q", mc.Expression)
 		}
 	}
@@ -283,7 +283,7 @@ func TestShortcutsTakeCommonConditions(t *testing.T) {
 		`object.?metadata.?name.orValue('') == 'x'`,
 		`request.operation in ["CREATE", "UPDATE"] && !(request.namespace in ['a', 'b'])`,
 	} {
-		if !quickValid(expr) {
+		if !quickValid(assumedNew, expr) {
 			t.Errorf("quick check does not take %q", expr)
 		}
 	}
@@ -329,3 +329,6 @@ func FuzzCompileShortcuts(f *testing.F) {
 		checkShortcuts(t, expr)
 	})
 }
+
+// assumedNew is the environment new expressions are compiled in by a server of version Assumed.
+var assumedNew = newExpressionsEnv(Assumed)

@@ -84,8 +84,8 @@ func isIdentByte(c byte) bool {
 // compiled. Bounded like the compile cache.
 var shapeCache = struct {
 	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
+	m map[envExpr]bool
+}{m: map[envExpr]bool{}}
 
 func resetShapeCache() {
 	shapeCache.Lock()
@@ -94,28 +94,29 @@ func resetShapeCache() {
 }
 
 // validShape reports whether every expression of this shape, which has this many placeholders,
-// is certainly valid.
-func validShape(shape string, placeholders int) bool {
+// is certainly valid in env.
+func validShape(env celEnv, shape string, placeholders int) bool {
+	key := envExpr{env, shape}
 	shapeCache.Lock()
-	valid, known := shapeCache.m[shape]
+	valid, known := shapeCache.m[key]
 	shapeCache.Unlock()
 	if known {
 		return valid
 	}
-	valid = judgeShape(shape, placeholders)
+	valid = judgeShape(env, shape, placeholders)
 	shapeCache.Lock()
 	defer shapeCache.Unlock()
 	if len(shapeCache.m) >= compileCacheSize {
 		clear(shapeCache.m)
 	}
-	shapeCache.m[shape] = valid
+	shapeCache.m[key] = valid
 	return valid
 }
 
 // judgeShape compiles a shape and checks that its placeholders stand where their values cannot
 // change the outcome.
-func judgeShape(shape string, placeholders int) bool {
-	env := matchConditionEnv()
+func judgeShape(e celEnv, shape string, placeholders int) bool {
+	env := matchConditionEnv(e)
 	if env == nil {
 		return false
 	}
@@ -135,7 +136,7 @@ func judgeShape(shape string, placeholders int) bool {
 	}
 	// Building the program does not look at these placeholders either, so it succeeds for
 	// every expression of the shape if it does for the shape.
-	return programCannotFail(a) || fullCompile(shape) == nil
+	return programCannotFail(a) || fullCompile(e, shape) == nil
 }
 
 // comparisons are the functions that only compare their arguments, returning a bool; a constant

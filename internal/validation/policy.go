@@ -37,15 +37,29 @@ func policyName(meta *metav1.ObjectMeta) string {
 	return meta.Name
 }
 
-// validateStaticSuffix is ValidateStaticSuffix: the reserved suffix is an error on create in
-// 1.37 (gate ManifestBasedAdmissionControlConfig, beta and on), checked by the registry strategy
-// of each kind after the kind's own rules, and never on update.
-func validateStaticSuffix(name string) field.ErrorList {
-	if !strings.HasSuffix(name, StaticConfigSuffix) {
+// staticSuffixMessage is the server's text for the reserved suffix, as an error and as a warning.
+var staticSuffixMessage = fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix)
+
+// validateStaticSuffix is ValidateStaticSuffix as a server of version v runs it on a create:
+// from 1.37 (gate ManifestBasedAdmissionControlConfig, beta and on by default) the reserved
+// suffix is an error, checked by the registry strategy of each kind after the kind's own rules.
+// A 1.36 server has the gate off and only warns (StaticSuffixWarnings); before 1.36 the suffix
+// is a name like any other.
+func validateStaticSuffix(v Version, name string) field.ErrorList {
+	if !v.AtLeast(37) || !strings.HasSuffix(name, StaticConfigSuffix) {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), name,
-		fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix))}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), name, staticSuffixMessage)}
+}
+
+// StaticSuffixWarnings is the warning a server of version v gives for the reserved suffix in
+// the name of any of the kinds (WarningsForStaticSuffix, called by the strategies' WarningsOnCreate
+// while the gate is off, in 1.36, and by their WarningsOnUpdate from 1.36 on).
+func StaticSuffixWarnings(v Version, name string, update bool) []Warning {
+	if !strings.HasSuffix(name, StaticConfigSuffix) || !v.AtLeast(36) || !update && v.AtLeast(37) {
+		return nil
+	}
+	return []Warning{{field.NewPath("metadata", "name"), SummaryReservedName, staticSuffixMessage}}
 }
 
 // validateFailurePolicy checks a policy's failurePolicy, which the server defaults to Fail
@@ -174,10 +188,14 @@ func validateMutatingOperations(rules []admissionregistrationv1.NamedRuleWithOpe
 }
 
 // validatePolicyMatchConditions checks a policy's spec.matchConditions, as a webhook's
-// (validateMatchConditions), with params declared when the policy has a paramKind.
-func validatePolicyMatchConditions(c *policyCEL, conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
+// (validateMatchConditions), with params declared when the policy has a paramKind. An update
+// that keeps paramKind and the match conditions does not check them at all.
+func validatePolicyMatchConditions(o *options, c *policyCEL, conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
+	if o.ignoreMatchConditions {
+		return nil
+	}
 	compile := func(expr string, p *field.Path) *field.Error {
-		out := c.compile(exprMatchCondition, expr, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true})
+		out := c.compile(o.matchConditionEnv(expr), exprMatchCondition, expr, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true})
 		if out.err == nil {
 			return nil
 		}
@@ -189,7 +207,10 @@ func validatePolicyMatchConditions(c *policyCEL, conditions []admissionregistrat
 // validateVariables checks spec.variables in order, each compiled with the variables before it
 // declared (validateVariable). Names are not checked for repeats: a later variable of the same
 // name replaces the earlier one.
-func validateVariables(c *policyCEL, vars []admissionregistrationv1.Variable, hasParams bool, fldPath *field.Path) field.ErrorList {
+//
+// The server looks a variable's expression up among the stored policy's validation
+// expressions (validateVariable) to choose its environment; so do we.
+func validateVariables(o *options, c *policyCEL, vars []admissionregistrationv1.Variable, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	decls := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
 	for i, v := range vars {
@@ -203,7 +224,7 @@ func validateVariables(c *policyCEL, vars []admissionregistrationv1.Variable, ha
 			errs = append(errs, field.Required(p.Child("expression"), "expression is not specified"))
 			continue
 		}
-		if out := c.compileVariable(v.Name, v.Expression, decls); out.err != nil {
+		if out := c.compileVariable(o.env(setValidations, v.Expression), v.Name, v.Expression, decls); out.err != nil {
 			errs = append(errs, celFieldError(out.err, p.Child("expression"), v.Expression))
 		}
 	}

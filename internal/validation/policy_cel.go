@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -99,31 +98,56 @@ type compiled struct {
 // uses for a policy with variables and validateMutatingAdmissionPolicySpec for every policy;
 // without, it is the stateless compiler of the match conditions (getStrictStatelessCELCompiler).
 // Match conditions are always compiled by the stateless one, without variables.
+//
+// The server's composited compiler has one set of declared variables for both of its
+// environments; here each environment an expression is compiled in (see celEnv) has its
+// composition, made on first use and given the variables declared so far.
 type policyCEL struct {
-	comp *composition
+	composited bool
+	comps      map[celEnv]*composition
+	declared   []declaredVariable // in order, for the compositions made later
 }
 
-// newPolicyCEL returns the compiler of one policy; release gives its composition back.
+type declaredVariable struct {
+	name       string
+	outputType *cel.Type
+}
+
+// newPolicyCEL returns the compiler of one policy; release gives its compositions back.
 func newPolicyCEL(composited bool) *policyCEL {
-	if !composited {
-		return &policyCEL{}
-	}
-	return &policyCEL{comp: takeComposition()}
+	return &policyCEL{composited: composited}
 }
 
 func (p *policyCEL) release() {
-	if p.comp != nil {
-		returnComposition(p.comp)
-		p.comp = nil
+	for _, c := range p.comps {
+		returnComposition(c)
 	}
+	p.comps = nil
 }
 
-// compile compiles expr as an expression of kind k with the given variable declarations, in
-// the NewExpressions environment.
-func (p *policyCEL) compile(k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
-	key := compileKey{kind: k, decls: decls, expr: expr}
-	if p.comp != nil && k != exprMatchCondition {
-		key.composited, key.variables = true, p.comp.signature
+// composition returns the composition of env, with every variable declared so far.
+func (p *policyCEL) composition(env celEnv) *composition {
+	if c, ok := p.comps[env]; ok {
+		return c
+	}
+	c := takeComposition(env)
+	for _, d := range p.declared {
+		c.declare(d.name, d.outputType)
+	}
+	if p.comps == nil {
+		p.comps = map[celEnv]*composition{}
+	}
+	p.comps[env] = c
+	return c
+}
+
+// compile compiles expr as an expression of kind k with the given variable declarations, in env.
+func (p *policyCEL) compile(env celEnv, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
+	key := compileKey{env: env, kind: k, decls: decls, expr: expr}
+	var comp *composition
+	if p.composited && k != exprMatchCondition {
+		comp = p.composition(env)
+		key.composited, key.variables = true, comp.signature
 	}
 	if c, ok := policyCache.get(key); ok {
 		return c
@@ -132,33 +156,36 @@ func (p *policyCEL) compile(k exprKind, expr string, decls plugincel.OptionalVar
 	switch {
 	case k == exprMatchCondition && !decls.HasParams && decls.HasAuthorizer && !decls.HasPatchTypes:
 		// The environment and accessor of a webhook's match condition: its cached, faster path.
-		c.err = compileCached(expr)
+		c.err = compileCached(env, expr)
 		if c.err == nil {
 			c.outputType = cel.BoolType
 		}
-	case key.composited:
-		c = compileWith(p.comp.compiler, k, expr, decls)
+	case comp != nil:
+		c = compileWith(comp.compiler, env, k, expr, decls)
 	default:
-		c = compileWith(celCompiler(), k, expr, decls)
+		c = compileWith(celCompiler(env), env, k, expr, decls)
 	}
 	policyCache.put(key, c)
 	return c
 }
 
-// compileVariable compiles a variable and declares it, with its type, for the expressions
-// compiled after it (CompositedCompiler.CompileAndStoreVariable). A variable that does not
-// compile is declared as dyn.
-func (p *policyCEL) compileVariable(name, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
-	c := p.compile(exprVariable, expr, decls)
-	p.comp.declare(name, c.outputType)
+// compileVariable compiles a variable in env and declares it, with its type, for the
+// expressions compiled after it, in every environment (CompositedCompiler.CompileAndStoreVariable).
+// A variable that does not compile is declared as dyn.
+func (p *policyCEL) compileVariable(env celEnv, name, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
+	c := p.compile(env, exprVariable, expr, decls)
+	p.declared = append(p.declared, declaredVariable{name, c.outputType})
+	for _, comp := range p.comps {
+		comp.declare(name, c.outputType)
+	}
 	return c
 }
 
 // compileWith runs compiler on one expression, turning a panic of cel-go into an internal error
 // (see recoverCompilerPanic).
-func compileWith(compiler plugincel.Compiler, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) (c compiled) {
+func compileWith(compiler plugincel.Compiler, env celEnv, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) (c compiled) {
 	defer recoverCompilerPanic(&c.err)
-	r := compiler.CompileCELExpression(accessor(k, expr), decls, environment.NewExpressions)
+	r := compiler.CompileCELExpression(accessor(k, expr), decls, env.envType())
 	return compiled{err: r.Error, outputType: r.OutputType}
 }
 
@@ -189,18 +216,15 @@ const variablesTypeName = "kubernetes.variables"
 // so far), with the type under our control, so that its fields can be cleared for the next
 // policy. Building the environments takes milliseconds, compiling an expression far less.
 type composition struct {
+	env       celEnv
 	variables *apiservercel.DeclType
 	compiler  plugincel.Compiler
 	signature string // the declared variables and their types, part of the compile cache's key
 }
 
-// policyBaseEnv is the base environment of the compositions, of CELCompatibilityVersion when
-// first used, as the stateless compiler's (celCompiler).
-var policyBaseEnv = sync.OnceValue(func() *environment.EnvSet { return environment.MustBaseEnvSet(CELCompatibilityVersion) })
-
-func newComposition() *composition {
+func newComposition(env celEnv) *composition {
 	vars := apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
-	set, err := policyBaseEnv().Extend(environment.VersionedOptions{
+	set, err := env.baseSet().Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions:        []cel.EnvOption{cel.Variable("variables", vars.CelType())},
 		DeclTypes:         []*apiservercel.DeclType{vars},
@@ -209,7 +233,7 @@ func newComposition() *composition {
 		// The server's own environment with one variable: this cannot fail.
 		panic(fmt.Sprintf("CEL environment with variables: %v", err))
 	}
-	return &composition{variables: vars, compiler: plugincel.NewCompiler(set)}
+	return &composition{env: env, variables: vars, compiler: plugincel.NewCompiler(set)}
 }
 
 // declare adds (or replaces) a variable (compositionState.AddField).
@@ -227,24 +251,24 @@ func (c *composition) declare(name string, outputType *cel.Type) {
 	c.signature = b.String()
 }
 
-// Compositions not in use, at most maxIdleCompositions of them.
+// Compositions not in use, at most maxIdleCompositions of them per environment.
 const maxIdleCompositions = 8
 
 var idleCompositions struct {
 	sync.Mutex
-	list []*composition
+	byEnv map[celEnv][]*composition
 }
 
-func takeComposition() *composition {
+func takeComposition(env celEnv) *composition {
 	idleCompositions.Lock()
-	if n := len(idleCompositions.list); n > 0 {
-		c := idleCompositions.list[n-1]
-		idleCompositions.list = idleCompositions.list[:n-1]
+	if list := idleCompositions.byEnv[env]; len(list) > 0 {
+		c := list[len(list)-1]
+		idleCompositions.byEnv[env] = list[:len(list)-1]
 		idleCompositions.Unlock()
 		return c
 	}
 	idleCompositions.Unlock()
-	return newComposition()
+	return newComposition(env)
 }
 
 func returnComposition(c *composition) {
@@ -252,8 +276,11 @@ func returnComposition(c *composition) {
 	c.signature = ""
 	idleCompositions.Lock()
 	defer idleCompositions.Unlock()
-	if len(idleCompositions.list) < maxIdleCompositions {
-		idleCompositions.list = append(idleCompositions.list, c)
+	if idleCompositions.byEnv == nil {
+		idleCompositions.byEnv = map[celEnv][]*composition{}
+	}
+	if len(idleCompositions.byEnv[c.env]) < maxIdleCompositions {
+		idleCompositions.byEnv[c.env] = append(idleCompositions.byEnv[c.env], c)
 	}
 }
 
@@ -315,6 +342,7 @@ func declTypeKey(t *apiservercel.DeclType) string {
 
 // compileKey is everything a compile's result depends on.
 type compileKey struct {
+	env        celEnv
 	kind       exprKind
 	decls      plugincel.OptionalVariableDeclarations
 	composited bool   // compiled with `variables` declared
@@ -355,74 +383,13 @@ func (c *boundedCache[K, V]) reset() {
 // ---------------------------------------------------------------------------------------------
 // Create-only errors of policies
 
-// expressionFields maps the path of a policy's expression field, indexes taken out, to its kind.
-var expressionFields = map[string]exprKind{
-	"spec.validations[*].expression":                  exprValidation,
-	"spec.validations[*].messageExpression":           exprMessage,
-	"spec.auditAnnotations[*].valueExpression":        exprAuditValue,
-	"spec.variables[*].expression":                    exprVariable,
-	"spec.mutations[*].applyConfiguration.expression": exprApplyConfiguration,
-	"spec.mutations[*].jsonPatch.expression":          exprJSONPatch,
-}
-
-var indexes = regexp.MustCompile(`\[\d+\]`)
-
-// policyCreateOnly is CreateOnly for an error at a path under spec.
+// policyCreateOnly is CreateOnly for an error at a path under spec: the match conditions, which
+// ValidateValidatingAdmissionPolicyUpdate and ValidateMutatingAdmissionPolicyUpdate skip when
+// paramKind and the match conditions are unchanged.
+//
+// An expression that fails in every supported server's NewExpressions environment fails in
+// their StoredExpressions environments too (the newest one's has nothing more), so keeping it
+// in an update does not help: its error holds on update as on create.
 func policyCreateOnly(e *field.Error) bool {
-	if strings.HasPrefix(e.Field, "spec.matchConditions") {
-		// ValidateValidatingAdmissionPolicyUpdate and ValidateMutatingAdmissionPolicyUpdate skip
-		// the match conditions when paramKind and the match conditions are unchanged.
-		return true
-	}
-	kind, ok := expressionFields[indexes.ReplaceAllString(e.Field, "[*]")]
-	expr, isString := e.BadValue.(string)
-	if !ok || !isString || e.Type != field.ErrorTypeInvalid {
-		return false
-	}
-	if kind == exprAuditValue {
-		expr = strings.TrimSpace(expr) // compiled trimmed, quoted as written
-	}
-	return storedExpressionsOnly(kind, expr)
+	return strings.HasPrefix(e.Field, "spec.matchConditions")
 }
-
-// storedExpressionsOnly reports whether expr, an expression of kind k, fails to compile in the
-// NewExpressions environment but compiles in the StoredExpressions one, both with every
-// variable the server may declare (params, the authorizer, the patch types, and `variables` as
-// a map of dyn): the error then comes from a function newer than CELCompatibilityVersion, which
-// the server accepts in an expression that an update leaves unchanged
-// (findValidatingPolicyPreexistingExpressions, findMutatingPolicyPreexistingExpressions). With
-// the declarations of the actual policy the expression might fail in both; this errs on the
-// side of "create only", which defers the error to the plan of a new object.
-func storedExpressionsOnly(k exprKind, expr string) bool {
-	key := compileKey{kind: k, expr: expr}
-	if v, ok := storedOnlyCache.get(key); ok {
-		return v
-	}
-	c := permissiveCompiler()
-	acc := accessor(k, expr)
-	decls := plugincel.OptionalVariableDeclarations{HasParams: true, HasAuthorizer: true, HasPatchTypes: true}
-	only := func() (only bool) {
-		defer func() {
-			if recover() != nil {
-				only = false
-			}
-		}()
-		return c.CompileCELExpression(acc, decls, environment.NewExpressions).Error != nil &&
-			c.CompileCELExpression(acc, decls, environment.StoredExpressions).Error == nil
-	}()
-	storedOnlyCache.put(key, only)
-	return only
-}
-
-var storedOnlyCache = &boundedCache[compileKey, bool]{m: map[compileKey]bool{}}
-
-var permissiveCompiler = sync.OnceValue(func() plugincel.Compiler {
-	set, err := policyBaseEnv().Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        []cel.EnvOption{cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType))},
-	})
-	if err != nil {
-		panic(fmt.Sprintf("CEL environment with variables: %v", err))
-	}
-	return plugincel.NewCompiler(set)
-})

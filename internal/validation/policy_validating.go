@@ -28,29 +28,71 @@ const (
 	maxAuditAnnotationValueExpressionLength = 5 * 1024
 )
 
-// ValidateValidatingPolicy returns the errors kube-apiserver (v1.37) returns when creating p,
-// already defaulted (DefaultValidatingPolicy), in the server's order: metadata
+// ValidateValidatingPolicy returns the errors a kube-apiserver of version Assumed (1.37) returns
+// when creating p: ValidateValidatingPolicyAt(Assumed, p, nil).
+func ValidateValidatingPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
+	return ValidateValidatingPolicyAt(Assumed, p, nil)
+}
+
+// ValidateValidatingPolicyAt returns the errors a kube-apiserver of version v returns when
+// creating p, or, when old is not nil, when updating old, as stored, to p; both already
+// defaulted (DefaultValidatingPolicy). A create's errors come in the server's order: metadata
 // (ValidateObjectMeta), the spec (validateValidatingAdmissionPolicySpec), then the reserved name
 // suffix (k8s.io/kubernetes pkg/registry/admissionregistration/validatingadmissionpolicy,
 // Strategy.Validate). As for webhook configurations, metadata.namespace and metadata.generation
 // are ignored, and a name is generated from generateName when name is empty.
 //
+// An update (ValidateValidatingAdmissionPolicyUpdate) first checks what may not change in
+// metadata, skips the match conditions when paramKind and the match conditions are kept,
+// compiles the expressions the stored policy has in the StoredExpressions environment, and does
+// not check the reserved name suffix.
+//
 // Not checked: the server's authorization of spec.paramKind (a Forbidden error at
 // spec.paramKind when the requesting user may not read the kind's objects), which depends on
 // the user and the cluster, and never happens for a superuser.
-func ValidateValidatingPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
+func ValidateValidatingPolicyAt(v Version, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
 	if p == nil {
 		return nil
 	}
+	o := createOptions(v)
+	var errs field.ErrorList
+	if old != nil {
+		o = validatingPolicyUpdateOptions(v, p, old)
+		errs = validateMetaUpdate(&p.ObjectMeta, &old.ObjectMeta)
+	}
 	name := policyName(&p.ObjectMeta)
-	errs := validateObjectMeta(&p.ObjectMeta, name, field.NewPath("metadata"))
-	errs = append(errs, validateValidatingPolicySpec(name, &p.Spec, field.NewPath("spec"))...)
-	return append(errs, validateStaticSuffix(name)...)
+	errs = append(errs, validateObjectMeta(&p.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateValidatingPolicySpec(o, name, &p.Spec, field.NewPath("spec"))...)
+	if old == nil {
+		errs = append(errs, validateStaticSuffix(v, name)...)
+	}
+	return errs
 }
 
-// validateValidatingPolicySpec is validateValidatingAdmissionPolicySpec on create. name is the
-// policy's name, which audit annotation keys are checked with.
-func validateValidatingPolicySpec(name string, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, fldPath *field.Path) field.ErrorList {
+// validatingPolicyUpdateOptions are the options of ValidateValidatingAdmissionPolicyUpdate:
+// match conditions ignored when kept with paramKind, and the stored expressions
+// (findValidatingPolicyPreexistingExpressions).
+func validatingPolicyUpdateOptions(v Version, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) *options {
+	o := &options{version: v, update: true,
+		ignoreMatchConditions: policyMatchConditionsKept(p.Spec.ParamKind, old.Spec.ParamKind, p.Spec.MatchConditions, old.Spec.MatchConditions)}
+	for _, mc := range old.Spec.MatchConditions {
+		o.keep(setMatchConditions, mc.Expression)
+	}
+	for _, val := range old.Spec.Validations {
+		o.keep(setValidations, val.Expression)
+		if val.MessageExpression != "" {
+			o.keep(setMessages, val.MessageExpression)
+		}
+	}
+	for _, a := range old.Spec.AuditAnnotations {
+		o.keep(setAuditValues, a.ValueExpression)
+	}
+	return o
+}
+
+// validateValidatingPolicySpec is validateValidatingAdmissionPolicySpec. name is the policy's
+// name, which audit annotation keys are checked with.
+func validateValidatingPolicySpec(o *options, name string, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	hasParams := spec.ParamKind != nil
 	// The server makes a composited compiler only for a policy with variables.
@@ -70,15 +112,15 @@ func validateValidatingPolicySpec(name string, spec *admissionregistrationv1.Val
 			errs = append(errs, field.Required(fldPath.Child("matchConstraints", "resourceRules"), ""))
 		}
 	}
-	errs = append(errs, validatePolicyMatchConditions(c, spec.MatchConditions, hasParams, fldPath.Child("matchConditions"))...)
-	errs = append(errs, validateVariables(c, spec.Variables, hasParams, fldPath.Child("variables"))...)
+	errs = append(errs, validatePolicyMatchConditions(o, c, spec.MatchConditions, hasParams, fldPath.Child("matchConditions"))...)
+	errs = append(errs, validateVariables(o, c, spec.Variables, hasParams, fldPath.Child("variables"))...)
 
 	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
 		const msg = "validations or auditAnnotations must contain at least one item"
 		return append(errs, field.Required(fldPath.Child("validations"), msg), field.Required(fldPath.Child("auditAnnotations"), msg))
 	}
 	for i := range spec.Validations {
-		errs = append(errs, validateValidation(c, &spec.Validations[i], hasParams, fldPath.Child("validations").Index(i))...)
+		errs = append(errs, validateValidation(o, c, &spec.Validations[i], hasParams, fldPath.Child("validations").Index(i))...)
 	}
 	if len(spec.AuditAnnotations) > maxAuditAnnotations {
 		errs = append(errs, field.Invalid(fldPath.Child("auditAnnotations"), internalAuditAnnotations(spec.AuditAnnotations),
@@ -88,7 +130,7 @@ func validateValidatingPolicySpec(name string, spec *admissionregistrationv1.Val
 	for i := range spec.AuditAnnotations {
 		a := &spec.AuditAnnotations[i]
 		p := fldPath.Child("auditAnnotations").Index(i)
-		errs = append(errs, validateAuditAnnotation(c, name, a, hasParams, p)...)
+		errs = append(errs, validateAuditAnnotation(o, c, name, a, hasParams, p)...)
 		if keys[a.Key] {
 			errs = append(errs, field.Duplicate(p.Child("key"), a.Key))
 		}
@@ -117,18 +159,18 @@ var newlines = regexp.MustCompile(`[\n\r]+`) // the line breaks of CEL's grammar
 // validateValidation checks one spec.validations entry (validateValidation). The expression
 // and messageExpression are compiled as written, untrimmed, so that columns in the compiler's
 // messages are right.
-func validateValidation(c *policyCEL, v *admissionregistrationv1.Validation, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateValidation(o *options, c *policyCEL, v *admissionregistrationv1.Validation, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(fldPath.Child("expression"), "expression is not specified"))
-	} else if out := c.compile(exprValidation, v.Expression, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
+	} else if out := c.compile(o.env(setValidations, v.Expression), exprValidation, v.Expression, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
 		errs = append(errs, celFieldError(out.err, fldPath.Child("expression"), v.Expression))
 	}
 	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
 		errs = append(errs, field.Invalid(fldPath.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
 	} else if v.MessageExpression != "" {
 		// No authorizer for a message (validateMessageExpression).
-		if out := c.compile(exprMessage, v.MessageExpression, plugincel.OptionalVariableDeclarations{HasParams: hasParams}); out.err != nil {
+		if out := c.compile(o.env(setMessages, v.MessageExpression), exprMessage, v.MessageExpression, plugincel.OptionalVariableDeclarations{HasParams: hasParams}); out.err != nil {
 			errs = append(errs, celFieldError(out.err, fldPath.Child("messageExpression"), v.MessageExpression))
 		}
 	}
@@ -147,7 +189,7 @@ func validateValidation(c *policyCEL, v *admissionregistrationv1.Validation, has
 // validateAuditAnnotation checks one spec.auditAnnotations entry (validateAuditAnnotation): the
 // key, as "<policy name>/<key>", must be a qualified name; the trimmed valueExpression must be
 // at most 5 KiB and compile to a string or null.
-func validateAuditAnnotation(c *policyCEL, policyName string, a *admissionregistrationv1.AuditAnnotation, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateAuditAnnotation(o *options, c *policyCEL, policyName string, a *admissionregistrationv1.AuditAnnotation, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if policyName != "" {
 		errs = append(errs, qualifiedName(policyName+"/"+a.Key, fldPath.Child("key"))...)
@@ -163,8 +205,9 @@ func validateAuditAnnotation(c *policyCEL, policyName string, a *admissionregist
 		// A Required error, as the server has it.
 		errs = append(errs, field.Required(valuePath, fmt.Sprintf("must not exceed %d bytes in length", maxAuditAnnotationValueExpressionLength)))
 	default:
-		// The trimmed expression is compiled; the error quotes it as written.
-		if out := c.compile(exprAuditValue, trimmed, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
+		// The trimmed expression is compiled; the error quotes it as written; the stored
+		// expressions are looked up as written.
+		if out := c.compile(o.env(setAuditValues, a.ValueExpression), exprAuditValue, trimmed, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
 			errs = append(errs, auditValueError(out.err, valuePath, a.ValueExpression))
 		}
 	}
@@ -183,22 +226,36 @@ func auditValueError(err *apiservercel.Error, fldPath *field.Path, badValue stri
 	return field.InternalError(fldPath, err)
 }
 
-// ValidateValidatingPolicyBinding returns the errors kube-apiserver (v1.37) returns when
-// creating b, already defaulted (DefaultValidatingPolicyBinding), in the server's order:
+// ValidateValidatingPolicyBinding returns the errors a kube-apiserver of version Assumed (1.37)
+// returns when creating b: ValidateValidatingPolicyBindingAt(Assumed, b, nil).
+func ValidateValidatingPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+	return ValidateValidatingPolicyBindingAt(Assumed, b, nil)
+}
+
+// ValidateValidatingPolicyBindingAt returns the errors a kube-apiserver of version v returns
+// when creating b, or, when old is not nil, when updating old to b, already defaulted
+// (DefaultValidatingPolicyBinding). A create's errors come in the server's order:
 // metadata, the spec (validateValidatingAdmissionPolicyBindingSpec), the reserved name suffix,
 // and last the declarative checks that replace two of the spec's (k8s.io/kubernetes
 // pkg/apis/admissionregistration/v1, Validate_ValidatingAdmissionPolicyBindingSpec, beta and
 // enforced in 1.37): policyName and validationActions required, with no detail.
 //
+// An update (ValidateValidatingAdmissionPolicyBindingUpdate) first checks what may not change
+// in metadata, then checks the binding as a create does, but for the reserved name suffix.
+//
 // Not checked: the server's authorization of spec.paramRef for users who are not superusers,
 // which depends on the user, the policy and the cluster.
-func ValidateValidatingPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+func ValidateValidatingPolicyBindingAt(v Version, b, old *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
 	if b == nil {
 		return nil
 	}
+	var errs field.ErrorList
+	if old != nil {
+		errs = validateMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)
+	}
 	name := policyName(&b.ObjectMeta)
 	spec := field.NewPath("spec")
-	errs := validateObjectMeta(&b.ObjectMeta, name, field.NewPath("metadata"))
+	errs = append(errs, validateObjectMeta(&b.ObjectMeta, name, field.NewPath("metadata"))...)
 	// validateValidatingAdmissionPolicyBindingSpec, without its two Required errors covered by
 	// the declarative validation (the registry drops them and adds the declarative ones last).
 	if b.Spec.PolicyName != "" {
@@ -207,7 +264,9 @@ func ValidateValidatingPolicyBinding(b *admissionregistrationv1.ValidatingAdmiss
 	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
 	errs = append(errs, validateMatchResources(b.Spec.MatchResources, spec.Child("matchResources"))...)
 	errs = append(errs, validateValidationActions(b.Spec.ValidationActions, spec.Child("validationActions"))...)
-	errs = append(errs, validateStaticSuffix(name)...)
+	if old == nil {
+		errs = append(errs, validateStaticSuffix(v, name)...)
+	}
 	if b.Spec.PolicyName == "" {
 		errs = append(errs, field.Required(spec.Child("policyName"), ""))
 	}

@@ -495,17 +495,17 @@ func TestPolicyCreateOnly(t *testing.T) {
 		{"match condition expression", func(p *vap) {
 			p.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "a", Expression: "1"}}
 		}, true},
-		{"validation includes (the StoredExpressions environment has it)", func(p *vap) { validation0(p).Expression = "[1].includes(1)" }, true},
+		{"validation includes (servers from 1.38 accept it)", func(p *vap) { validation0(p).Expression = "[1].includes(1)" }, false},
 		{"validation not bool", func(p *vap) { validation0(p).Expression = "1" }, false},
 		{"validation syntax", func(p *vap) { validation0(p).Expression = "a b" }, false},
 		{"validation params undeclared", func(p *vap) { validation0(p).Expression = "params.x == 1" }, false},
-		{"messageExpression includes", func(p *vap) { validation0(p).MessageExpression = "string([1].includes(1))" }, true},
+		{"messageExpression includes", func(p *vap) { validation0(p).MessageExpression = "string([1].includes(1))" }, false},
 		{"variable includes", func(p *vap) {
 			p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "[1].includes(1)"}}
-		}, true},
+		}, false},
 		{"audit value includes", func(p *vap) {
 			p.Spec.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "k", ValueExpression: " string([1].includes(1)) "}}
-		}, true},
+		}, false},
 		{"selector value", func(p *vap) {
 			p.Spec.MatchConstraints.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"-x"}}}}
 		}, false},

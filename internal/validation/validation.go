@@ -34,7 +34,7 @@ import (
 )
 
 // StaticConfigSuffix is the name suffix reserved for manifest-based admission configurations
-// (ValidateStaticSuffix). A 1.37 server rejects it on create.
+// (ValidateStaticSuffix). From 1.37 a server rejects it on create; a 1.36 server warns.
 const StaticConfigSuffix = ".static.k8s.io"
 
 // Values the server accepts, each list sorted as the server prints it in "supported values".
@@ -47,32 +47,55 @@ var (
 	// noSideEffectClasses is what a create accepts; Some and Unknown are only kept on update
 	// (validateMutatingWebhook; ValidateMutatingWebhookConfigurationUpdate relaxes it).
 	noSideEffectClasses = []string{"None", "NoneOnDryRun"}
+	// supportedSideEffectClasses is what an update accepts once the stored object has a webhook
+	// with side effects.
+	supportedSideEffectClasses = []string{"None", "NoneOnDryRun", "Some", "Unknown"}
 	// acceptedAdmissionReviewVersions are the AdmissionReview versions the server speaks
 	// (AcceptedAdmissionReviewVersions).
 	acceptedAdmissionReviewVersions = []string{"v1", "v1beta1"}
 )
 
-// Validate returns the errors kube-apiserver (v1.37) would return when CREATING obj.
-// obj has already been defaulted as the server does (see Default below); paths are the server's
-// (field.Path strings such as "webhooks[0].rules[1].resources[2]", "metadata.name").
-//
-// Like the server, Validate ignores metadata.namespace (cleared for this cluster-scoped kind) and
-// metadata.generation (set to 1 before validation), and, when name is empty and generateName is
-// set, validates a generated name as well (generateName cut to 58 characters plus 5 characters
-// from the generator's alphabet). Errors come in the server's order.
+// Validate returns the errors a kube-apiserver of version Assumed (1.37) returns when
+// creating obj: ValidateAt(Assumed, obj, nil).
 func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.ErrorList {
+	return ValidateAt(Assumed, obj, nil)
+}
+
+// ValidateAt returns the errors a kube-apiserver of version v returns when creating obj, or,
+// when old is not nil, when updating old, as stored, to obj. Both have already been defaulted
+// as the server does (see Default); paths are the server's (field.Path strings such as
+// "webhooks[0].rules[1].resources[2]", "metadata.name").
+//
+// Like the server, ValidateAt ignores metadata.namespace (cleared for this cluster-scoped kind)
+// and metadata.generation (set by the server), and, on a create whose name is empty and
+// generateName is set, validates a generated name as well (generateName cut to 58 characters
+// plus 5 characters from the generator's alphabet). Errors come in the server's order.
+//
+// An update (ValidateMutatingWebhookConfigurationUpdate) relaxes what the stored object already
+// breaks (sideEffects Some or Unknown, admissionReviewVersions without a known version, repeated
+// webhook names, invalid label values in selectors), does not check match conditions at all
+// when every webhook keeps its own, and compiles an expression the stored object has in the
+// server's StoredExpressions environment; the reserved name suffix is not checked on update.
+func ValidateAt(v Version, obj, old *admissionregistrationv1.MutatingWebhookConfiguration) field.ErrorList {
 	if obj == nil {
 		return nil
 	}
+	o := createOptions(v)
 	name := obj.Name
-	if name == "" && obj.GenerateName != "" {
+	var errs field.ErrorList
+	if old != nil {
+		o = webhookUpdateOptions(v, obj, old)
+		errs = validateMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta)
+	} else if name == "" && obj.GenerateName != "" {
 		name = generatedName(obj.GenerateName)
 	}
 
-	errs := validateObjectMeta(&obj.ObjectMeta, name, field.NewPath("metadata"))
+	errs = append(errs, validateObjectMeta(&obj.ObjectMeta, name, field.NewPath("metadata"))...)
 
 	// Compile the match conditions ahead, in parallel; the pass below then reads the results.
-	precompile(obj)
+	if !o.ignoreMatchConditions {
+		precompile(o, obj)
+	}
 
 	// validateMutatingWebhookConfiguration: per webhook, its own fields, then
 	// admissionReviewVersions, then name uniqueness.
@@ -81,10 +104,10 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 	for i := range obj.Webhooks {
 		hook := &obj.Webhooks[i]
 		p := webhooksPath.Index(i)
-		errs = append(errs, validateWebhook(hook, p)...)
-		errs = append(errs, validateAdmissionReviewVersions(hook.AdmissionReviewVersions, p.Child("admissionReviewVersions"))...)
+		errs = append(errs, validateWebhook(o, hook, p)...)
+		errs = append(errs, validateAdmissionReviewVersions(hook.AdmissionReviewVersions, o.requireRecognizedAdmissionReviewVersion, p.Child("admissionReviewVersions"))...)
 		// A non-empty name equal to an earlier webhook's name (validateMutatingWebhookConfiguration).
-		if hook.Name != "" {
+		if hook.Name != "" && o.requireUniqueWebhookNames {
 			if _, dup := names[hook.Name]; dup {
 				errs = append(errs, field.Duplicate(p.Child("name"), hook.Name))
 			} else {
@@ -93,12 +116,10 @@ func Validate(obj *admissionregistrationv1.MutatingWebhookConfiguration) field.E
 		}
 	}
 
-	// ValidateStaticSuffix: the reserved suffix is an error on create in 1.37 (gate
-	// ManifestBasedAdmissionControlConfig is beta and on); the server checks it after the rest
-	// (k8s.io/kubernetes pkg/registry/admissionregistration/mutatingwebhookconfiguration strategy, Validate).
-	if strings.HasSuffix(name, StaticConfigSuffix) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name,
-			fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix)))
+	// ValidateStaticSuffix, checked by the registry strategy after the rest, on create only
+	// (k8s.io/kubernetes pkg/registry/admissionregistration/mutatingwebhookconfiguration, Validate).
+	if old == nil {
+		errs = append(errs, validateStaticSuffix(v, name)...)
 	}
 	return errs
 }
@@ -176,7 +197,7 @@ func validateAnnotations(annotations map[string]string, fldPath *field.Path) fie
 }
 
 // validateWebhook checks one webhook's own fields in the server's order (validateMutatingWebhook).
-func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) field.ErrorList {
+func validateWebhook(o *options, hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	// name: Required if empty; else one Invalid with the subdomain messages joined by ",";
 	// else at least three dot-separated segments. apimachinery's helper is exactly this.
@@ -193,21 +214,26 @@ func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *fie
 	if hook.MatchPolicy != nil && !slices.Contains(supportedMatchPolicies, string(*hook.MatchPolicy)) {
 		errs = append(errs, field.NotSupported(fldPath.Child("matchPolicy"), *hook.MatchPolicy, supportedMatchPolicies))
 	}
+	allowedSideEffects := supportedSideEffectClasses
+	if o.requireNoSideEffects {
+		allowedSideEffects = noSideEffectClasses
+	}
 	if hook.SideEffects == nil {
-		errs = append(errs, field.Required(fldPath.Child("sideEffects"), "must specify one of "+strings.Join(noSideEffectClasses, ", ")))
-	} else if !slices.Contains(noSideEffectClasses, string(*hook.SideEffects)) {
-		errs = append(errs, field.NotSupported(fldPath.Child("sideEffects"), *hook.SideEffects, noSideEffectClasses))
+		errs = append(errs, field.Required(fldPath.Child("sideEffects"), "must specify one of "+strings.Join(allowedSideEffects, ", ")))
+	} else if !slices.Contains(allowedSideEffects, string(*hook.SideEffects)) {
+		errs = append(errs, field.NotSupported(fldPath.Child("sideEffects"), *hook.SideEffects, allowedSideEffects))
 	}
 	if t := hook.TimeoutSeconds; t != nil && (*t < 1 || *t > 30) {
 		errs = append(errs, field.Invalid(fldPath.Child("timeoutSeconds"), *t, "the timeout value must be between 1 and 30 seconds"))
 	}
 
 	// k8s.io/apimachinery pkg/apis/meta/v1/validation ValidateLabelSelector
+	selectorOpts := metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: o.allowInvalidLabelValueInSelector}
 	if hook.NamespaceSelector != nil {
-		errs = append(errs, validateLabelSelector(hook.NamespaceSelector, fldPath.Child("namespaceSelector"))...)
+		errs = append(errs, validateLabelSelectorWith(hook.NamespaceSelector, selectorOpts, fldPath.Child("namespaceSelector"))...)
 	}
 	if hook.ObjectSelector != nil {
-		errs = append(errs, validateLabelSelector(hook.ObjectSelector, fldPath.Child("objectSelector"))...)
+		errs = append(errs, validateLabelSelectorWith(hook.ObjectSelector, selectorOpts, fldPath.Child("objectSelector"))...)
 	}
 
 	if hook.ReinvocationPolicy != nil && !slices.Contains(supportedReinvocationPolicies, string(*hook.ReinvocationPolicy)) {
@@ -216,8 +242,9 @@ func validateWebhook(hook *admissionregistrationv1.MutatingWebhook, fldPath *fie
 
 	errs = append(errs, validateClientConfig(&hook.ClientConfig, fldPath.Child("clientConfig"))...)
 
-	// On create match conditions are always checked (only an update sets ignoreMatchConditions).
-	errs = append(errs, validateMatchConditions(hook.MatchConditions, fldPath.Child("matchConditions"))...)
+	if !o.ignoreMatchConditions {
+		errs = append(errs, validateMatchConditions(o, hook.MatchConditions, fldPath.Child("matchConditions"))...)
+	}
 	return errs
 }
 
@@ -316,9 +343,9 @@ func validateResources(resources []string, fldPath *field.Path) field.ErrorList 
 }
 
 // validateAdmissionReviewVersions checks webhooks[i].admissionReviewVersions (the server's
-// validateAdmissionReviewVersions). On
-// create a known version (v1, v1beta1) is always required.
-func validateAdmissionReviewVersions(versions []string, fldPath *field.Path) field.ErrorList {
+// validateAdmissionReviewVersions). A known version (v1, v1beta1) is required when
+// requireRecognized holds: always on create.
+func validateAdmissionReviewVersions(versions []string, requireRecognized bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(versions) == 0 {
 		return append(errs, field.Required(fldPath, "must specify one of "+strings.Join(acceptedAdmissionReviewVersions, ", ")))
@@ -339,7 +366,7 @@ func validateAdmissionReviewVersions(versions []string, fldPath *field.Path) fie
 			hasAccepted = true
 		}
 	}
-	if !hasAccepted {
+	if requireRecognized && !hasAccepted {
 		errs = append(errs, field.Invalid(fldPath, versions, "must include at least one of "+strings.Join(acceptedAdmissionReviewVersions, ", ")))
 	}
 	return errs
@@ -372,13 +399,18 @@ func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, fldPa
 }
 
 // validateLabelSelector is metav1validation.ValidateLabelSelector with matchLabels in
-// sorted key order. Label values in matchExpressions are always checked on create.
+// sorted key order, label values in matchExpressions checked.
 func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field.ErrorList {
+	return validateLabelSelectorWith(sel, metav1validation.LabelSelectorValidationOptions{}, fldPath)
+}
+
+// validateLabelSelectorWith is validateLabelSelector with the server's options: an update may
+// skip the label values in matchExpressions.
+func validateLabelSelectorWith(sel *metav1.LabelSelector, opts metav1validation.LabelSelectorValidationOptions, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(sel.MatchLabels) {
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, fldPath.Child("matchLabels"))...)
 	}
-	opts := metav1validation.LabelSelectorValidationOptions{}
 	for k, req := range sel.MatchExpressions {
 		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(req, opts, fldPath.Child("matchExpressions").Index(k))...)
 	}

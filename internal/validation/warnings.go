@@ -33,6 +33,7 @@ const (
 	SummaryFailClosedOwn        = "Fail-closed webhook intercepts its own namespace"
 	SummaryReinvokedSideEffects = "Reinvoked webhook has side effects"
 	SummaryExcludedResource     = "Rule names a resource that webhooks never see"
+	SummaryReservedName         = "Name reserved for static configurations"
 )
 
 // String gives the warning as the server prints its own: "<path>: <message>".
@@ -76,18 +77,23 @@ var clusterScopedResources = map[string]bool{
 	"volumeattachments": true,
 }
 
-// Warnings returns advice for configs the server accepts but that will hurt (never errors):
+// Warnings returns Advice and the warnings of a kube-apiserver of version Assumed (1.37) on a
+// create (ServerWarnings).
+func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
+	return append(Advice(obj), ServerWarnings(Assumed, obj, false)...)
+}
+
+// Advice returns advice for configs the server accepts but that will hurt (never errors),
+// whatever the server's version:
 //   - a caBundle that is not PEM certificates (at webhooks[i].clientConfig.caBundle);
 //   - failurePolicy Fail on a webhook whose rules reach namespaced resources and whose
 //     namespaceSelector does not exclude kube-system or the namespace of its own service (at
 //     webhooks[i].failurePolicy); the selector is evaluated against the label
 //     kubernetes.io/metadata.name=<namespace> every namespace has, and an empty one matches;
-//   - reinvocationPolicy IfNeeded with sideEffects other than None (at webhooks[i].reinvocationPolicy);
-//   - the server's own 1.37 warning for rules that name a virtual resource admission webhooks never
-//     see (at webhooks[i].rules[j], with the server's text).
+//   - reinvocationPolicy IfNeeded with sideEffects other than None (at webhooks[i].reinvocationPolicy).
 //
 // obj is expected to be defaulted (see Default); absent fields are read as their defaults.
-func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
+func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
 	if obj == nil {
 		return nil
 	}
@@ -105,11 +111,31 @@ func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warni
 					"its side effects may happen more than once; make the webhook idempotent and side-effect free (sideEffects None)",
 				*hook.SideEffects)})
 		}
-		// The server's virtual-resource warning (WarningsForMutatingWebhookRules), once per
-		// (group, resource) per rule.
+	}
+	return warnings
+}
+
+// ServerWarnings returns the warnings a kube-apiserver of version v gives when it accepts obj,
+// on a create or an update, with its text (the strategy's WarningsOnCreate and
+// WarningsOnUpdate): the reserved name suffix (StaticSuffixWarnings), and, from 1.37 (gate
+// ExcludeAdmissionWebhookVirtualResources, beta and on by default), rules that name a virtual
+// resource admission webhooks no longer see (WarningsForMutatingWebhookRules, at
+// webhooks[i].rules[j], once per (group, resource) per rule). Before 1.37 webhooks are called
+// for those resources, and the server says nothing.
+func ServerWarnings(v Version, obj *admissionregistrationv1.MutatingWebhookConfiguration, update bool) []Warning {
+	if obj == nil {
+		return nil
+	}
+	warnings := StaticSuffixWarnings(v, obj.Name, update)
+	if !v.AtLeast(37) {
+		return warnings
+	}
+	webhooksPath := field.NewPath("webhooks")
+	for i := range obj.Webhooks {
+		hook := &obj.Webhooks[i]
 		for j := range hook.Rules {
 			for _, gr := range excludedResourcesNamedByRule(hook.Rules[j].APIGroups, hook.Rules[j].Resources) {
-				warnings = append(warnings, Warning{p.Child("rules").Index(j), SummaryExcludedResource,
+				warnings = append(warnings, Warning{webhooksPath.Index(i).Child("rules").Index(j), SummaryExcludedResource,
 					fmt.Sprintf("%s is excluded from admission webhooks; this rule will have no effect", gr)})
 			}
 		}
