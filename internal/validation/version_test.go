@@ -55,8 +55,8 @@ func TestMatchConditionsByVersion(t *testing.T) {
 		expr  string
 		first int // the first server version that accepts it
 	}{
-		{"[1, 2].includes(1)", 38},       // k8s Lists v1, introduced 1.37
-		{"isSemver('1.2.3')", 34},        // Semver, introduced 1.33
+		{"[1, 2].includes(1)", 38},        // k8s Lists v1, introduced 1.37
+		{"isSemver('1.2.3')", 34},         // Semver, introduced 1.33
 		{"{'a': 1}.all(k, v, v > 0)", 33}, // two-variable comprehensions, introduced 1.32
 		{"[3, 1].sort() == [1, 3]", 35},   // cel-go ext.Lists v3, introduced 1.34
 		{"format.dns1123Label().validate('x').hasValue()", 32},
