@@ -20,6 +20,9 @@ type Options struct {
 	// during plan.
 	DryRunOnPlan bool
 	UserAgent    string
+	// KubernetesVersion is the provider's kubernetes_version setting, the version
+	// of the API server to validate for ("1.33"); empty: ask the server.
+	KubernetesVersion string
 	// Backoff is the retry schedule for transient failures; zero means
 	// DefaultBackoff.
 	Backoff Backoff
@@ -33,6 +36,8 @@ type Client struct {
 	// configuration depends on values known only at apply); nil when ready.
 	notReady error
 	api      admissionregistrationv1client.AdmissionregistrationV1Interface
+	// version is the server's answer to /version, asked for once.
+	version serverVersion
 	// onRetry, when set, is told of every retried failure (tests).
 	onRetry func(attempt int, err error)
 }

@@ -16,8 +16,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // ClientHolder keeps the provider's client for a resource or data source.
@@ -118,4 +120,41 @@ func Unconfirmed(plan tfsdk.Plan) (tftypes.Value, error) {
 // and delete.
 func TimeoutsBlock(ctx context.Context) schema.Block {
 	return timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+}
+
+// KubernetesVersion returns the version of the API server that the checks at plan are made
+// for: the provider's kubernetes_version, else what the server's /version reports (asked once
+// per provider process, see kube.Client.ServerVersion), else the zero Version, unknown. It
+// makes a request only when the provider is connected and has no kubernetes_version.
+func (h *ClientHolder) KubernetesVersion(ctx context.Context) validation.Version {
+	if h.C == nil {
+		return validation.Version{}
+	}
+	if s := h.C.KubernetesVersion; s != "" {
+		v, err := validation.ParseVersion(s)
+		if err != nil {
+			// Configure rejects such a setting; a client made elsewhere may still carry one.
+			tflog.Warn(ctx, "ignoring kubernetes_version", map[string]any{"error": err.Error()})
+			return validation.Version{}
+		}
+		return v
+	}
+	if !h.Connected() {
+		return validation.Version{}
+	}
+	info, err := h.C.ServerVersion(ctx)
+	if err != nil {
+		tflog.Warn(ctx, "the version of the API server is not known", map[string]any{"error": err.Error()})
+		return validation.Version{}
+	}
+	v, err := validation.ParseVersion(info.GitVersion)
+	if err != nil {
+		// Some distributions put their own text in gitVersion; major and minor still say it.
+		if v, err = validation.ParseVersion(info.Major + "." + info.Minor); err != nil {
+			tflog.Warn(ctx, "the API server reports a version that is not Kubernetes'", map[string]any{"gitVersion": info.GitVersion})
+			return validation.Version{}
+		}
+	}
+	tflog.Debug(ctx, "API server version", map[string]any{"gitVersion": info.GitVersion, "checks": v.String()})
+	return v
 }

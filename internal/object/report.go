@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -153,12 +154,12 @@ func Explain(err error, resource string) string {
 // nothing when it passed, the server's verdict when it judged the object
 // (the apply would fail the same way), and otherwise a warning that the plan
 // was checked offline only, since a failure that says nothing about the
-// object (unreachable, forbidden) must not stop the plan: the apply will
-// tell.
+// object (unreachable, unauthorized, forbidden, not served, throttled) must
+// not stop the plan: the apply will tell.
 func (r Reporter) DryRunResult(ctx context.Context, diags *diag.Diagnostics, name string, err error) {
 	switch {
 	case err == nil, errors.Is(err, ErrConflictReported):
-	case apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err):
+	case IsVerdict(err):
 		r.APIError(diags, "apply", name, err)
 	default:
 		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
@@ -166,5 +167,39 @@ func (r Reporter) DryRunResult(ctx context.Context, diags *diag.Diagnostics, nam
 			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
 				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
 				r.Kind, name, Explain(err, r.Resource)))
+	}
+}
+
+// IsVerdict reports whether err is the server's verdict on the object sent: an answer
+// in the 4xx range other than 401 Unauthorized, 403 Forbidden, 404 Not Found and
+// 429 Too Many Requests, which are about the client, the cluster or its load. So
+// 422 Invalid, 409 Conflict, 400 Bad Request, 413 Request Entity Too Large (a body
+// over kube-apiserver's 3 MiB limit), 415 and the like are verdicts: the apply
+// would get the same answer.
+func IsVerdict(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := int(status.Status().Code)
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests:
+		return false
+	}
+	return code >= 400 && code < 500
+}
+
+// Verdict reports what the checks at plan found beyond those of ValidateConfig
+// (validation.AtPlan): errors on their attributes; the server's warnings; and,
+// when the version of the server is not known, the verdicts that depend on it
+// as warnings that say which versions reject.
+func (r Reporter) Verdict(diags *diag.Diagnostics, v validation.Verdict, unknownAt func(apiPath string) bool) {
+	r.FieldErrors(diags, v.Errors, unknownAt)
+	r.Warnings(diags, v.Warnings, unknownAt)
+	for _, n := range v.Notes {
+		if unknownAt(n.Error.Field) {
+			continue
+		}
+		r.At(diags, n.Error.Field, "Invalid "+r.Kind+" on some Kubernetes versions", validation.Message(n.Error)+"\n\n"+n.Note, false)
 	}
 }

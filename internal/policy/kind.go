@@ -53,9 +53,10 @@ type kind[S, T any] struct {
 	// the model of obj's status.
 	status *statusKind[T]
 
-	// validate is the server's defaulting and validation on create of obj
+	// check is the server's defaulting and validation of a create of obj
+	// (old nil) or of an update of old to obj, at each version
 	// (internal/validation).
-	validate func(obj *T) field.ErrorList
+	check func(obj, old *T) validation.Check
 	// advise is the advice the plan gives on obj, beyond the server's rules:
 	// type checking, bindings to what is not there. It may use the cluster
 	// when env has a client.

@@ -41,8 +41,8 @@ var mutatingBindings = newKind(kind[bindingBase, mutatingBinding]{
 	flattenSpec: func(obj *mutatingBinding, prior *bindingBase) bindingBase {
 		return flattenBindingBase(bindingParts{obj.Spec.PolicyName, obj.Spec.ParamRef, obj.Spec.MatchResources}, prior)
 	},
-	validate: func(b *mutatingBinding) field.ErrorList {
-		return validation.ValidateMutatingPolicyBinding(validation.DefaultMutatingPolicyBinding(b))
+	check: func(b, old *mutatingBinding) validation.Check {
+		return validation.MutatingPolicyBindingCheck(validation.DefaultMutatingPolicyBinding(b), validation.DefaultMutatingPolicyBinding(old))
 	},
 	advise: func(ctx context.Context, env *planEnv, b *mutatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,

@@ -137,8 +137,8 @@ var mutatingPolicies = newKind(kind[mutatingPolicySpec, mutatingPolicy]{
 		}
 		return s
 	},
-	validate: func(p *mutatingPolicy) field.ErrorList {
-		return validation.ValidateMutatingPolicy(validation.DefaultMutatingPolicy(p))
+	check: func(p, old *mutatingPolicy) validation.Check {
+		return validation.MutatingPolicyCheck(validation.DefaultMutatingPolicy(p), validation.DefaultMutatingPolicy(old))
 	},
 	advise: func(_ context.Context, env *planEnv, p *mutatingPolicy) []validation.Warning {
 		return env.typeCheckMutating(validation.DefaultMutatingPolicy(p))

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -13,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
@@ -72,8 +70,9 @@ func (r *policyResource[S, T]) objects() objects[T] { return r.kind.api.objects(
 
 // ValidateConfig runs the server's rules offline, so that `terraform
 // validate` and every plan fail where the API server would. Rules the
-// server enforces only on a create wait for ModifyPlan, which knows whether
-// the object is new.
+// server enforces only on a create, and those that depend on the server's
+// version, wait for ModifyPlan, which knows whether the object is new and
+// can learn the version.
 func (r *policyResource[S, T]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	cfg, diags := readObject[S](ctx, req.Config)
 	if diags.HasError() {
@@ -81,7 +80,9 @@ func (r *policyResource[S, T]) ValidateConfig(ctx context.Context, req resource.
 		return
 	}
 	exp := r.kind.expand(cfg)
-	errs := r.kind.report.LeftToTerraform(ctx, req.Config, slices.DeleteFunc(r.kind.validate(exp.Object), validation.CreateOnly))
+	// What every supported server says of a create; the rest needs the
+	// server's version or the stored object, which ModifyPlan knows.
+	errs := r.kind.report.LeftToTerraform(ctx, req.Config, validation.Offline(r.kind.check(exp.Object, nil)))
 	r.kind.report.FieldErrors(&resp.Diagnostics, errs, exp.unknownAt)
 }
 
@@ -269,15 +270,6 @@ func (r *policyResource[S, T]) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	exp := r.kind.expand(cfg)
-	if req.State.Raw.IsNull() {
-		// A new object: the rules the server enforces only on a create
-		// hold for certain (ValidateConfig left them out).
-		createOnly := slices.DeleteFunc(r.kind.validate(exp.Object), func(e *field.Error) bool { return !validation.CreateOnly(e) })
-		createOnly = r.kind.report.LeftToTerraform(ctx, req.Config, createOnly)
-		if r.kind.report.FieldErrors(&resp.Diagnostics, createOnly, exp.unknownAt); resp.Diagnostics.HasError() {
-			return
-		}
-	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
 		// Nothing will be written: a plan without changes costs no request
 		// beyond the refresh.
@@ -290,6 +282,21 @@ func (r *policyResource[S, T]) ModifyPlan(ctx context.Context, req resource.Modi
 	// must not hold it for the whole read timeout.
 	checkCtx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
+
+	// The server's verdict on this request, a create or an update of what it
+	// stores (the prior state), beyond what ValidateConfig said.
+	var stored *T
+	if !req.State.Raw.IsNull() {
+		if state, diags := readObject[S](ctx, req.State); !diags.HasError() {
+			stored = r.kind.expand(state).Object
+		}
+	}
+	verdict := validation.AtPlan(r.kind.check(exp.Object, nil), r.kind.check(exp.Object, stored),
+		func() validation.Version { return r.KubernetesVersion(checkCtx) })
+	verdict.Errors = r.kind.report.LeftToTerraform(ctx, req.Config, verdict.Errors)
+	if r.kind.report.Verdict(&resp.Diagnostics, verdict, exp.unknownAt); resp.Diagnostics.HasError() {
+		return
+	}
 
 	if r.kind.advise != nil {
 		env := &planEnv{}

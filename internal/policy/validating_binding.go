@@ -69,8 +69,8 @@ var validatingBindings = newKind(kind[validatingBindingSpec, validatingBinding]{
 			ValidationActions: tfconv.StringList(actions, priorActions),
 		}
 	},
-	validate: func(b *validatingBinding) field.ErrorList {
-		return validation.ValidateValidatingPolicyBinding(validation.DefaultValidatingPolicyBinding(b))
+	check: func(b, old *validatingBinding) validation.Check {
+		return validation.ValidatingPolicyBindingCheck(validation.DefaultValidatingPolicyBinding(b), validation.DefaultValidatingPolicyBinding(old))
 	},
 	advise: func(ctx context.Context, env *planEnv, b *validatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,

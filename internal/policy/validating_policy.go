@@ -131,8 +131,8 @@ var validatingPolicies = newKind(kind[validatingPolicySpec, validatingPolicy]{
 		return s
 	},
 	status: &statusKind[validatingPolicy]{attribute: policyStatusAttribute(), value: policyStatus},
-	validate: func(p *validatingPolicy) field.ErrorList {
-		return validation.ValidateValidatingPolicy(validation.DefaultValidatingPolicy(p))
+	check: func(p, old *validatingPolicy) validation.Check {
+		return validation.ValidatingPolicyCheck(validation.DefaultValidatingPolicy(p), validation.DefaultValidatingPolicy(old))
 	},
 	advise: func(_ context.Context, env *planEnv, p *validatingPolicy) []validation.Warning {
 		return env.typeCheck(validation.DefaultValidatingPolicy(p))

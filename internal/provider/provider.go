@@ -57,6 +57,7 @@ type providerModel struct {
 	FieldManager          types.String `tfsdk:"field_manager"`
 	ForceConflicts        types.Bool   `tfsdk:"force_conflicts"`
 	DryRunOnPlan          types.Bool   `tfsdk:"dry_run_on_plan"`
+	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
 }
 
 type execModel struct {
@@ -110,6 +111,10 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				MarkdownDescription: "Take over fields that another field manager owns instead of failing on the conflict. Default: `false`.",
 			},
+			"kubernetes_version": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: kubernetesVersionDescription,
+			},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -140,10 +145,14 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	opts := kube.Options{
-		FieldManager:   cfg.FieldManager.ValueString(),
-		ForceConflicts: cfg.ForceConflicts.ValueBool(),
-		DryRunOnPlan:   cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
-		UserAgent:      fmt.Sprintf("terraform-provider-admission/%s", p.version),
+		FieldManager:      cfg.FieldManager.ValueString(),
+		ForceConflicts:    cfg.ForceConflicts.ValueBool(),
+		DryRunOnPlan:      cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
+		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
+		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
+	}
+	if resp.Diagnostics.HasError() {
+		return
 	}
 
 	var client *kube.Client
@@ -151,6 +160,8 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		// A cluster made in the same run: connect at apply, when it is known.
 		tflog.Info(ctx, "provider configuration not known until apply", map[string]any{"attribute": unknown})
 		client = kube.NotReady(fmt.Errorf("%w: %s depends on values known only after apply", kube.ErrNotReady, unknown))
+		// The checks at plan still follow kubernetes_version.
+		client.KubernetesVersion = opts.KubernetesVersion
 	} else {
 		settings, diags := settingsFrom(ctx, cfg)
 		resp.Diagnostics.Append(diags...)

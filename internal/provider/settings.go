@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // envFor maps each connection attribute to the environment variable that
@@ -107,4 +108,33 @@ func addSettingError(diags *diag.Diagnostics, err error) {
 		detail += "\n\nThe value may come from the configuration or from the environment variable " + env + "."
 	}
 	diags.AddAttributeError(path.Root(se.Attribute), "Invalid provider configuration: "+se.Attribute, detail)
+}
+
+// kubernetesVersionDescription documents kubernetes_version in the provider schema.
+var kubernetesVersionDescription = "The version of the Kubernetes API server the plan is checked for, as `1.N` (for example `1.33`; " +
+	"a full version such as `v1.33.2` is read as its minor release). The rules that changed between releases follow it: the CEL " +
+	"functions an expression may use, the reserved `.static.k8s.io` name suffix, the server's warnings. " +
+	"Left out, the provider asks the API server (one `/version` request per run, made only when a check depends on the version); " +
+	"when it cannot, a check that depends on the version is a warning that names the version it assumed (" + validation.Assumed.String() + "), " +
+	"never an error. Set it to check a plan without a cluster, in a pipeline for example. " +
+	"The checks know Kubernetes " + validation.OldestSupported.String() + " to " + validation.NewestSupported.String() + "."
+
+// kubernetesVersion reads the kubernetes_version setting: empty when not set,
+// an error on the attribute when it is not a Kubernetes version, and a warning
+// when the provider's checks do not know that version.
+func kubernetesVersion(setting types.String, diags *diag.Diagnostics) string {
+	if setting.IsNull() || setting.IsUnknown() {
+		return ""
+	}
+	v, err := validation.ParseVersion(setting.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("kubernetes_version"), "Invalid kubernetes_version", err.Error())
+		return ""
+	}
+	if !v.Supported() {
+		diags.AddAttributeWarning(path.Root("kubernetes_version"), "Kubernetes version not known to the checks",
+			"The provider's checks know Kubernetes "+validation.OldestSupported.String()+" to "+validation.NewestSupported.String()+
+				"; for "+v.String()+", the checks that depend on the version are warnings, made as for the nearest version they know.")
+	}
+	return setting.ValueString()
 }

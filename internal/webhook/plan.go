@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
@@ -33,22 +32,31 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	exp := expand(cfg.objectModel)
-	if req.State.Raw.IsNull() {
-		// A new object: the rules the server enforces only on a create
-		// hold for certain (ValidateConfig left them out).
-		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
-			func(e *field.Error) bool { return !validation.CreateOnly(e) })
-		createOnly = r.kind.report.LeftToTerraform(ctx, req.Config, createOnly)
-		if r.kind.report.FieldErrors(&resp.Diagnostics, createOnly, exp.unknownAt); resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if !r.Connected() || !r.C.DryRunOnPlan {
-		return
-	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
 		// Nothing will be written: a no-change plan costs no request
 		// beyond the refresh.
+		return
+	}
+	// The server's verdict on this request, a create or an update of what
+	// it stores (the prior state), beyond what ValidateConfig said.
+	obj := validation.Default(exp.Object)
+	var stored *configuration
+	if !req.State.Raw.IsNull() {
+		var state resourceState[H]
+		if diags := req.State.Get(ctx, &state); !diags.HasError() {
+			stored = validation.Default(expand(state.objectModel).Object)
+		}
+	}
+	verdict := validation.AtPlan(validation.WebhookCheck(obj, nil), validation.WebhookCheck(obj, stored), func() validation.Version {
+		versionCtx, cancel := context.WithTimeout(kube.FailFast(ctx), dryRunTimeout)
+		defer cancel()
+		return r.KubernetesVersion(versionCtx)
+	})
+	verdict.Errors = r.kind.report.LeftToTerraform(ctx, req.Config, verdict.Errors)
+	if r.kind.report.Verdict(&resp.Diagnostics, verdict, exp.unknownAt); resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.Connected() || !r.C.DryRunOnPlan {
 		return
 	}
 	if len(exp.Unknown) > 0 {

@@ -7,7 +7,6 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -63,8 +62,9 @@ func (r *webhookResource[H]) Configure(_ context.Context, req resource.Configure
 
 // ValidateConfig runs the server's rules offline, so that `terraform
 // validate` and every plan fail where the API server would. Rules the
-// server enforces only on a create wait for ModifyPlan, which knows whether
-// the object is new.
+// server enforces only on a create, and those that depend on the server's
+// version, wait for ModifyPlan, which knows whether the object is new and
+// can learn the version.
 func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg resourceState[H]
 	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
@@ -75,9 +75,11 @@ func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.Va
 	}
 	exp := expand(cfg.objectModel)
 	obj := validation.Default(exp.Object)
-	errs := r.kind.report.LeftToTerraform(ctx, req.Config, slices.DeleteFunc(validation.Validate(obj), validation.CreateOnly))
+	// What every supported server says of a create; the rest needs the server's version or
+	// the stored object, which ModifyPlan knows.
+	errs := r.kind.report.LeftToTerraform(ctx, req.Config, validation.Offline(validation.WebhookCheck(obj, nil)))
 	r.kind.report.FieldErrors(&resp.Diagnostics, errs, exp.unknownAt)
-	r.kind.report.Warnings(&resp.Diagnostics, validation.Warnings(obj), exp.unknownAt)
+	r.kind.report.Warnings(&resp.Diagnostics, validation.Advice(obj), exp.unknownAt)
 }
 
 func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -1,0 +1,59 @@
+package validation
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+)
+
+// The checks of each kind, for Offline and AtPlan: what a server of a version says of a create
+// (old nil) or an update of old to obj, both defaulted as the server does. Their errors include
+// the size limits (SizeErrors), which hold for every version.
+
+// WebhookCheck is the check of a webhook configuration (either kind, see the package comment).
+func WebhookCheck(obj, old *admissionregistrationv1.MutatingWebhookConfiguration) Check {
+	return func(v Version) Judgement {
+		return Judgement{
+			Errors:   append(ValidateAt(v, obj, old), SizeErrors(obj)...),
+			Warnings: ServerWarnings(v, obj, old != nil),
+		}
+	}
+}
+
+// ValidatingPolicyCheck is the check of a ValidatingAdmissionPolicy.
+func ValidatingPolicyCheck(p, old *admissionregistrationv1.ValidatingAdmissionPolicy) Check {
+	return func(v Version) Judgement {
+		return Judgement{
+			Errors:   append(ValidateValidatingPolicyAt(v, p, old), SizeErrors(p)...),
+			Warnings: StaticSuffixWarnings(v, p.Name, old != nil),
+		}
+	}
+}
+
+// ValidatingPolicyBindingCheck is the check of a ValidatingAdmissionPolicyBinding.
+func ValidatingPolicyBindingCheck(b, old *admissionregistrationv1.ValidatingAdmissionPolicyBinding) Check {
+	return func(v Version) Judgement {
+		return Judgement{
+			Errors:   append(ValidateValidatingPolicyBindingAt(v, b, old), SizeErrors(b)...),
+			Warnings: StaticSuffixWarnings(v, b.Name, old != nil),
+		}
+	}
+}
+
+// MutatingPolicyCheck is the check of a MutatingAdmissionPolicy.
+func MutatingPolicyCheck(p, old *admissionregistrationv1.MutatingAdmissionPolicy) Check {
+	return func(v Version) Judgement {
+		return Judgement{
+			Errors:   append(ValidateMutatingPolicyAt(v, p, old), SizeErrors(p)...),
+			Warnings: StaticSuffixWarnings(v, p.Name, old != nil),
+		}
+	}
+}
+
+// MutatingPolicyBindingCheck is the check of a MutatingAdmissionPolicyBinding.
+func MutatingPolicyBindingCheck(b, old *admissionregistrationv1.MutatingAdmissionPolicyBinding) Check {
+	return func(v Version) Judgement {
+		return Judgement{
+			Errors:   append(ValidateMutatingPolicyBindingAt(v, b, old), SizeErrors(b)...),
+			Warnings: StaticSuffixWarnings(v, b.Name, old != nil),
+		}
+	}
+}
