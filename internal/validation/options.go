@@ -179,5 +179,7 @@ func validateMetaUpdate(meta, old *metav1.ObjectMeta) field.ErrorList {
 	m.Generation = old.Generation
 	m.ResourceVersion = old.ResourceVersion
 	m.Namespace, m.ManagedFields = old.Namespace, old.ManagedFields
+	// The request handler has dropped repeated owner references (see dedupOwnerReferences).
+	m.OwnerReferences = dedupOwnerReferences(m.OwnerReferences)
 	return genericvalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
 }

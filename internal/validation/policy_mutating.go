@@ -56,7 +56,7 @@ func ValidateMutatingPolicyAt(v Version, p, old *admissionregistrationv1.Mutatin
 		errs = validateMetaUpdate(&p.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&p.ObjectMeta)
-	errs = append(errs, validateObjectMeta(&p.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMeta(v, &p.ObjectMeta, name, field.NewPath("metadata"))...)
 	errs = append(errs, validateMutatingPolicySpec(o, &p.Spec, field.NewPath("spec"))...)
 	if old == nil {
 		errs = append(errs, validateStaticSuffix(v, name)...)
@@ -177,7 +177,7 @@ func ValidateMutatingPolicyBindingAt(v Version, b, old *admissionregistrationv1.
 	}
 	name := policyName(&b.ObjectMeta)
 	spec := field.NewPath("spec")
-	errs = append(errs, validateObjectMeta(&b.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMeta(v, &b.ObjectMeta, name, field.NewPath("metadata"))...)
 	if b.Spec.PolicyName == "" {
 		errs = append(errs, field.Required(spec.Child("policyName"), ""))
 	} else {

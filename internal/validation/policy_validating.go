@@ -61,7 +61,7 @@ func ValidateValidatingPolicyAt(v Version, p, old *admissionregistrationv1.Valid
 		errs = validateMetaUpdate(&p.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&p.ObjectMeta)
-	errs = append(errs, validateObjectMeta(&p.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMeta(v, &p.ObjectMeta, name, field.NewPath("metadata"))...)
 	errs = append(errs, validateValidatingPolicySpec(o, name, &p.Spec, field.NewPath("spec"))...)
 	if old == nil {
 		errs = append(errs, validateStaticSuffix(v, name)...)
@@ -255,14 +255,19 @@ func ValidateValidatingPolicyBindingAt(v Version, b, old *admissionregistrationv
 	}
 	name := policyName(&b.ObjectMeta)
 	spec := field.NewPath("spec")
-	errs = append(errs, validateObjectMeta(&b.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMeta(v, &b.ObjectMeta, name, field.NewPath("metadata"))...)
 	// validateValidatingAdmissionPolicyBindingSpec, without its two Required errors covered by
 	// the declarative validation (the registry drops them and adds the declarative ones last).
 	if b.Spec.PolicyName != "" {
 		errs = append(errs, validatePolicyName(b.Spec.PolicyName, spec.Child("policyName"))...)
 	}
 	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
-	errs = append(errs, validateMatchResources(b.Spec.MatchResources, spec.Child("matchResources"))...)
+	// A 1.31 server names the field "matchResouces" in these errors (a typo fixed in 1.32).
+	matchResources := spec.Child("matchResources")
+	if !v.AtLeast(32) {
+		matchResources = spec.Child("matchResouces")
+	}
+	errs = append(errs, validateMatchResources(b.Spec.MatchResources, matchResources)...)
 	errs = append(errs, validateValidationActions(b.Spec.ValidationActions, spec.Child("validationActions"))...)
 	if old == nil {
 		errs = append(errs, validateStaticSuffix(v, name)...)

@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/util/webhook"
 )
@@ -90,7 +91,7 @@ func ValidateAt(v Version, obj, old *admissionregistrationv1.MutatingWebhookConf
 		name = generatedName(obj.GenerateName)
 	}
 
-	errs = append(errs, validateObjectMeta(&obj.ObjectMeta, name, field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMeta(v, &obj.ObjectMeta, name, field.NewPath("metadata"))...)
 
 	// Compile the match conditions ahead, in parallel; the pass below then reads the results.
 	if !o.ignoreMatchConditions {
@@ -141,7 +142,7 @@ func generatedName(generateName string) string {
 // pkg/api/validation ValidateObjectMetaAccessor), made of the same
 // apimachinery helpers in the same order. Map entries are visited in sorted key order (the
 // server's order is Go map order, i.e. random), so that the result is stable.
-func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Path) field.ErrorList {
+func validateObjectMeta(v Version, meta *metav1.ObjectMeta, name string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if meta.GenerateName != "" {
 		for _, msg := range genericvalidation.NameIsDNSSubdomain(meta.GenerateName, true) {
@@ -161,9 +162,54 @@ func validateObjectMeta(meta *metav1.ObjectMeta, name string, fldPath *field.Pat
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: meta.Labels[k]}, fldPath.Child("labels"))...)
 	}
 	errs = append(errs, validateAnnotations(meta.Annotations, fldPath.Child("annotations"))...)
-	errs = append(errs, genericvalidation.ValidateOwnerReferences(dedupOwnerReferences(meta.OwnerReferences), fldPath.Child("ownerReferences"))...)
+	errs = append(errs, validateOwnerReferences(v, dedupOwnerReferences(meta.OwnerReferences), fldPath.Child("ownerReferences"))...)
 	errs = append(errs, genericvalidation.ValidateFinalizers(meta.Finalizers, fldPath.Child("finalizers"))...)
 	errs = append(errs, metav1validation.ValidateManagedFields(meta.ManagedFields, fldPath.Child("managedFields"), metav1validation.CoveredByDeclarative)...)
+	return errs
+}
+
+// validateOwnerReferences is genericvalidation.ValidateOwnerReferences of a server of version
+// v. Before 1.36 (k8s.io/apimachinery before v0.36) an owner reference's errors were all
+// Invalid and named no index (metadata.ownerReferences.uid, "uid must not be empty"; from
+// 1.34 "must not be empty"), and an apiVersion that is not a group/version was "version must
+// not be empty".
+func validateOwnerReferences(v Version, refs []metav1.OwnerReference, fldPath *field.Path) field.ErrorList {
+	if v.AtLeast(36) {
+		return genericvalidation.ValidateOwnerReferences(refs, fldPath)
+	}
+	var errs field.ErrorList
+	empty := func(what string) string {
+		if v.AtLeast(34) {
+			return "must not be empty"
+		}
+		return what + " must not be empty"
+	}
+	firstController := ""
+	for _, ref := range refs {
+		gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+		if gvk.Version == "" {
+			errs = append(errs, field.Invalid(fldPath.Child("apiVersion"), ref.APIVersion, "version must not be empty"))
+		}
+		if gvk.Kind == "" {
+			errs = append(errs, field.Invalid(fldPath.Child("kind"), ref.Kind, empty("kind")))
+		}
+		if ref.Name == "" {
+			errs = append(errs, field.Invalid(fldPath.Child("name"), ref.Name, empty("name")))
+		}
+		if ref.UID == "" {
+			errs = append(errs, field.Invalid(fldPath.Child("uid"), ref.UID, empty("uid")))
+		}
+		if _, banned := genericvalidation.BannedOwners[gvk]; banned {
+			errs = append(errs, field.Invalid(fldPath, ref, fmt.Sprintf("%s is disallowed from being an owner", gvk)))
+		}
+		if ref.Controller != nil && *ref.Controller {
+			if name := ref.Kind + "/" + ref.Name; firstController == "" {
+				firstController = name
+			} else {
+				errs = append(errs, field.Invalid(fldPath, refs, fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %v and %v", firstController, name)))
+			}
+		}
+	}
 	return errs
 }
 
