@@ -79,7 +79,9 @@ func kindCases[T any](kind string, objs []*T, labels []string, meta func(*T) *me
 			j := check(defaults(obj), d)(v)
 			// The size limits are not the validation code's: the oracle never sees them (the
 			// corpus has no object near them).
-			return slices.DeleteFunc(j.Errors, func(e *field.Error) bool { return e.Type == field.ErrorTypeTooLong && strings.HasPrefix(e.Detail, "the object is") }), j.Warnings
+			return slices.DeleteFunc(j.Errors, func(e *field.Error) bool {
+				return e.Type == field.ErrorTypeTooLong && strings.HasPrefix(e.Detail, "the object is")
+			}), j.Warnings
 		}
 	}
 	var out []matrixCase
