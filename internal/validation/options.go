@@ -2,6 +2,8 @@ package validation
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -161,7 +163,10 @@ func policyMatchConditionsKept(paramKind, oldParamKind *admissionregistrationv1.
 // the request leaves out: the uid, the creation time, the generation, and, for server-side
 // apply, the resourceVersion. Only a changed name can fail then ("field is immutable"), with
 // the owner and finalizer rules of an update.
-func validateMetaUpdate(meta, old *metav1.ObjectMeta) field.ErrorList {
+//
+// The owner references are checked as on create, so a server before 1.36 reports them in its
+// own form (validateOwnerReferences): here they are left out there.
+func validateMetaUpdate(v Version, meta, old *metav1.ObjectMeta) field.ErrorList {
 	// Server-side apply sends no resourceVersion and updates the stored one.
 	old = old.DeepCopy()
 	if old.ResourceVersion == "" {
@@ -181,5 +186,9 @@ func validateMetaUpdate(meta, old *metav1.ObjectMeta) field.ErrorList {
 	m.Namespace, m.ManagedFields = old.Namespace, old.ManagedFields
 	// The request handler has dropped repeated owner references (see dedupOwnerReferences).
 	m.OwnerReferences = dedupOwnerReferences(m.OwnerReferences)
-	return genericvalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
+	errs := genericvalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
+	if !v.AtLeast(36) {
+		errs = slices.DeleteFunc(errs, func(e *field.Error) bool { return strings.HasPrefix(e.Field, "metadata.ownerReferences") })
+	}
+	return errs
 }

@@ -53,7 +53,7 @@ func ValidateMutatingPolicyAt(v Version, p, old *admissionregistrationv1.Mutatin
 				o.keep(setApplyConfigurations, m.JSONPatch.Expression)
 			}
 		}
-		errs = validateMetaUpdate(&p.ObjectMeta, &old.ObjectMeta)
+		errs = validateMetaUpdate(v, &p.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&p.ObjectMeta)
 	errs = append(errs, validateObjectMeta(v, &p.ObjectMeta, name, field.NewPath("metadata"))...)
@@ -173,7 +173,7 @@ func ValidateMutatingPolicyBindingAt(v Version, b, old *admissionregistrationv1.
 	}
 	var errs field.ErrorList
 	if old != nil {
-		errs = validateMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)
+		errs = validateMetaUpdate(v, &b.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&b.ObjectMeta)
 	spec := field.NewPath("spec")

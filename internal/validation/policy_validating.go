@@ -58,7 +58,7 @@ func ValidateValidatingPolicyAt(v Version, p, old *admissionregistrationv1.Valid
 	var errs field.ErrorList
 	if old != nil {
 		o = validatingPolicyUpdateOptions(v, p, old)
-		errs = validateMetaUpdate(&p.ObjectMeta, &old.ObjectMeta)
+		errs = validateMetaUpdate(v, &p.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&p.ObjectMeta)
 	errs = append(errs, validateObjectMeta(v, &p.ObjectMeta, name, field.NewPath("metadata"))...)
@@ -251,7 +251,7 @@ func ValidateValidatingPolicyBindingAt(v Version, b, old *admissionregistrationv
 	}
 	var errs field.ErrorList
 	if old != nil {
-		errs = validateMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)
+		errs = validateMetaUpdate(v, &b.ObjectMeta, &old.ObjectMeta)
 	}
 	name := policyName(&b.ObjectMeta)
 	spec := field.NewPath("spec")

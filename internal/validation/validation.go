@@ -86,7 +86,7 @@ func ValidateAt(v Version, obj, old *admissionregistrationv1.MutatingWebhookConf
 	var errs field.ErrorList
 	if old != nil {
 		o = webhookUpdateOptions(v, obj, old)
-		errs = validateMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta)
+		errs = validateMetaUpdate(v, &obj.ObjectMeta, &old.ObjectMeta)
 	} else if name == "" && obj.GenerateName != "" {
 		name = generatedName(obj.GenerateName)
 	}
