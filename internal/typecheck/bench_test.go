@@ -95,3 +95,45 @@ func BenchmarkDecodeBuiltin(b *testing.B) {
 		}
 	}
 }
+
+// benchMutatingPolicy is a mutating policy of three apply configurations; n makes them differ.
+func benchMutatingPolicy(n int, rules ...admissionregistrationv1.NamedRuleWithOperations) *admissionregistrationv1.MutatingAdmissionPolicy {
+	p := &admissionregistrationv1.MutatingAdmissionPolicy{}
+	p.Spec.MatchConstraints = &admissionregistrationv1.MatchResources{ResourceRules: rules}
+	for _, e := range []string{
+		"Object{spec: Object.spec{replicass: " + strconv.Itoa(n) + "}}",
+		"Object{metadata: Object.metadata{labels: {'n': '" + strconv.Itoa(n) + "'}}}",
+		"Object{metadata: Object.metadata{annotations: {'name': object.metadata.name + '" + strconv.Itoa(n) + "'}}}",
+	} {
+		p.Spec.Mutations = append(p.Spec.Mutations, admissionregistrationv1.Mutation{
+			PatchType:          admissionregistrationv1.PatchTypeApplyConfiguration,
+			ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: e},
+		})
+	}
+	return p
+}
+
+// BenchmarkMutatingPolicy measures one MutatingPolicy call of a policy of three apply
+// configurations, as BenchmarkValidatingPolicy.
+func BenchmarkMutatingPolicy(b *testing.B) {
+	for _, kinds := range []struct {
+		name  string
+		rules []admissionregistrationv1.NamedRuleWithOperations
+	}{{"deployments", benchDeployments}, {"five-kinds", benchFiveKinds}} {
+		b.Run("first/"+kinds.name, func(b *testing.B) {
+			for b.Loop() {
+				builtin = sync.OnceValues(func() (*builtinAPI, error) { return decodeBuiltin(builtinData) })
+				New(nil).MutatingPolicy(benchMutatingPolicy(0, kinds.rules...))
+			}
+		})
+		b.Run("warm/"+kinds.name, func(b *testing.B) {
+			c := New(nil)
+			c.MutatingPolicy(benchMutatingPolicy(0, kinds.rules...))
+			n := 0
+			for b.Loop() {
+				n++
+				c.MutatingPolicy(benchMutatingPolicy(n, kinds.rules...))
+			}
+		})
+	}
+}

@@ -113,6 +113,25 @@ func TestCustomResourceOnLiveCluster(t *testing.T) {
 		t.Errorf("no request of the group version's OpenAPI document: %v", requests.paths())
 	}
 
+	// Mutations are typed after the custom resource too; an embedded resource that keeps
+	// unknown fields takes any.
+	mp := mutatingPolicy(gadgets,
+		"Object{spec: Object.spec{size: 3, color: 'red', port: 'http'}}",
+		"Object{spec: Object.spec{template: Object.spec.template{anything: 1}}}",
+		"Object{spec: Object.spec{sizee: 3}}",
+	)
+	if got := c.MutatingPolicy(mp); len(got) != 1 || got[0].Field != "spec.mutations[2].applyConfiguration.expression" {
+		t.Errorf("mutating policy: want one warning on mutations[2], got %q", got)
+	}
+	if n := calls(); n != 1 {
+		t.Errorf("live called %d times, want 1", n)
+	}
+	for path, n := range requests.counts() {
+		if n != 1 {
+			t.Errorf("%s requested %d times, want once", path, n)
+		}
+	}
+
 	// The server's TypeChecker over the live discovery says the same.
 	dc, err := discovery.NewDiscoveryClientForConfig(cp.RESTConfig())
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/client-go/discovery"
 )
 
@@ -40,6 +42,10 @@ type Checker struct {
 	// their expressions ("" for none): Terraform may check the same policy more than once.
 	contexts *cache[*validating.TypeCheckingContext]
 	results  *cache[string]
+
+	// declTypes are the CEL types of kinds, envs the environments of mutations per kind.
+	declTypes *cache[*apiservercel.DeclType]
+	envs      *cache[*environment.EnvSet]
 }
 
 // maxContexts bounds Checker.contexts: one context of a policy matching deployments holds
@@ -53,9 +59,11 @@ const maxResults = 4096
 // policy matches a kind that is not built in, to get discovery + OpenAPI v3 for CRDs.
 func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
 	c := &Checker{
-		schemas:  map[schema.GroupVersionKind]resolved{},
-		contexts: newCache[*validating.TypeCheckingContext](maxContexts),
-		results:  newCache[string](maxResults),
+		schemas:   map[schema.GroupVersionKind]resolved{},
+		contexts:  newCache[*validating.TypeCheckingContext](maxContexts),
+		results:   newCache[string](maxResults),
+		declTypes: newCache[*apiservercel.DeclType](maxContexts),
+		envs:      newCache[*environment.EnvSet](maxContexts),
 	}
 	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
 		c.askedLive.Store(true)
