@@ -51,9 +51,9 @@ spec:
               template: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
 `
 
-// TestCustomResourceOnLiveCluster type-checks policies on a custom resource of the local
+// TestAccCustomResourceOnLiveCluster type-checks policies on a custom resource of the local
 // control plane, through the provider's own client, and counts what the Checker asks.
-func TestCustomResourceOnLiveCluster(t *testing.T) {
+func TestAccCustomResourceOnLiveCluster(t *testing.T) {
 	cp := liveCluster(t)
 	createCRD(t, cp.RESTConfig(), gadgetCRD, "typecheck.example.com/v1", "gadgets")
 
