@@ -2,11 +2,19 @@
 // of the kinds they match, as kube-apiserver does after storing a ValidatingAdmissionPolicy
 // (status.typeChecking), but at plan: with the server's own type checker
 // (k8s.io/apiserver pkg/admission/plugin/policy/validating TypeChecker) and in its words.
+// MutatingAdmissionPolicy has no type checker at the server; MutatingPolicy builds one from
+// the same pieces (mutating.go).
 //
-// The schemas of the built-in kinds are embedded (a snapshot of kube-apiserver's discovery and
-// OpenAPI v3, see generate.go), so a policy that matches only built-in kinds is checked with no
-// cluster and no request. Other kinds (custom resources) are looked up in the cluster, whose
-// discovery and OpenAPI documents a Checker fetches at most once.
+// The schemas of the built-in kinds are embedded: a snapshot of kube-apiserver's discovery and
+// OpenAPI v3, trimmed to what CEL types are built from (internal/snapshot), taken by
+// `go generate ./internal/typecheck` from the local control plane of the acceptance tests
+// (internal/gen) and kept fresh by TestAccBuiltinIsFresh. So a policy that matches only
+// built-in kinds is checked with no cluster and no request. Other kinds (custom resources) are
+// looked up in the cluster, whose discovery and OpenAPI documents a Checker fetches at most
+// once.
+//
+// Type checking fails soft: a kind or paramKind that does not resolve is not checked (params
+// is then dyn), and no failure of the CEL libraries becomes more than a missing warning.
 package typecheck
 
 import (
