@@ -56,9 +56,14 @@ type Checker struct {
 	envs      *cache[*environment.EnvSet]
 }
 
-// maxContexts bounds Checker.contexts: one context of a policy matching deployments holds
-// their CEL types, about a megabyte.
-const maxContexts = 64
+// The caches of a Checker forget everything when full, so these bound its memory. A typed
+// context holds the CEL types of every kind its policy matches, some 0.7 MB for deployments;
+// a mutation environment of one kind about 2 MB; a kind's CEL type some 0.3 MB.
+const (
+	maxContexts  = 16
+	maxEnvs      = 16
+	maxDeclTypes = 32
+)
 
 // maxResults bounds Checker.results.
 const maxResults = 4096
@@ -70,8 +75,8 @@ func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
 		schemas:   map[schema.GroupVersionKind]resolved{},
 		contexts:  newCache[*validating.TypeCheckingContext](maxContexts),
 		results:   newCache[string](maxResults),
-		declTypes: newCache[*apiservercel.DeclType](maxContexts),
-		envs:      newCache[*environment.EnvSet](maxContexts),
+		declTypes: newCache[*apiservercel.DeclType](maxDeclTypes),
+		envs:      newCache[*environment.EnvSet](maxEnvs),
 	}
 	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
 		c.askedLive.Store(true)
