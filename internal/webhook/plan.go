@@ -27,13 +27,23 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	create := req.State.Raw.IsNull()
+	// What follows checks a new object, or an object that will change, with
+	// the server: a plan that changes nothing needs no check (and costs no
+	// request beyond the refresh), and a change checked offline only needs
+	// nothing ValidateConfig has not done. Those return before the plan and
+	// configuration are read.
+	dryRun := r.Connected() && r.C.DryRunOnPlan
+	if !create && (!dryRun || req.Plan.Raw.Equal(req.State.Raw)) {
+		return
+	}
 	var plan, cfg resourceState[H]
-	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
+	if diags := append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get), r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...); diags.HasError() {
 		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
 		return
 	}
 	exp := expand(cfg.objectModel)
-	if req.State.Raw.IsNull() {
+	if create {
 		// A new object: the rules the server enforces only on a create
 		// hold for certain (ValidateConfig left them out).
 		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
@@ -43,12 +53,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 			return
 		}
 	}
-	if !r.Connected() || !r.C.DryRunOnPlan {
-		return
-	}
-	if req.Plan.Raw.Equal(req.State.Raw) {
-		// Nothing will be written: a no-change plan costs no request
-		// beyond the refresh.
+	if !dryRun {
 		return
 	}
 	if len(exp.Unknown) > 0 {
