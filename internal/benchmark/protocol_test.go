@@ -37,8 +37,10 @@ const resourceType = "admission_mutating_webhook_configuration"
 type protocolFixture struct {
 	server tfprotov6.ProviderServer
 	api    *httptest.Server
-	// gone makes the stand-in API server answer a GET with 404.
+	// gone makes the stand-in API server answer a GET with 404 (and a dry
+	// run as for a new object); gets counts the GETs it answered.
 	gone                  *atomic.Bool
+	gets                  *atomic.Int32
 	typ                   tftypes.Object
 	config, state, stateC *tfprotov6.DynamicValue
 	identity              *tfprotov6.ResourceIdentityData
@@ -56,9 +58,9 @@ func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 		tb.Fatal(err)
 	}
 	var api *httptest.Server
-	gone := &atomic.Bool{}
+	gone, gets := &atomic.Bool{}, &atomic.Int32{}
 	if served {
-		api = standInAPIServer(tb, gone)
+		api = standInAPIServer(tb, gone, gets)
 		configure(tb, server, schemas.Provider, api.URL)
 	}
 	s := schemas.ResourceSchemas[resourceType]
@@ -81,7 +83,7 @@ func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 		tb.Fatal(err)
 	}
 	return &protocolFixture{
-		server: server, api: api, gone: gone, typ: typ, identity: &tfprotov6.ResourceIdentityData{IdentityData: &id},
+		server: server, api: api, gone: gone, gets: gets, typ: typ, identity: &tfprotov6.ResourceIdentityData{IdentityData: &id},
 		config: dv(tfDoc(obj, false)),
 		state:  dv(tfDoc(obj, true)),
 		stateC: dv(tfDoc(changed, true)),
@@ -107,8 +109,15 @@ func storedObject() *admissionregistrationv1.MutatingWebhookConfiguration {
 // standInAPIServer answers every request about an object with the stored
 // object (GET, and the apply, dry run or not), and a DELETE with success; a
 // GET with 404 while gone is set.
-func standInAPIServer(tb testing.TB, gone *atomic.Bool) *httptest.Server {
+func standInAPIServer(tb testing.TB, gone *atomic.Bool, gets *atomic.Int32) *httptest.Server {
 	body, err := json.Marshal(storedObject())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// What a dry run of a new object answers: no resourceVersion yet.
+	fresh := storedObject()
+	fresh.ResourceVersion = ""
+	created, err := json.Marshal(fresh)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -117,6 +126,9 @@ func standInAPIServer(tb testing.TB, gone *atomic.Bool) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
 		switch {
 		case r.Method == http.MethodDelete:
 			_, _ = w.Write(deleted)
@@ -124,6 +136,9 @@ func standInAPIServer(tb testing.TB, gone *atomic.Bool) *httptest.Server {
 		case r.Method == http.MethodGet && gone.Load():
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = w.Write(notFound)
+			return
+		case r.Method == http.MethodPatch && gone.Load():
+			_, _ = w.Write(created)
 			return
 		}
 		_, _ = w.Write(body)
@@ -331,6 +346,55 @@ func testProtocolFixture(t *testing.T, served bool) {
 	if diffs, err := read.Diff(prior); err != nil || len(diffs) > 0 {
 		t.Fatalf("a refresh of the stored object differs from the state (%v): %v", err, diffs)
 	}
+	if !served {
+		return
+	}
+
+	// A create whose plan's dry run found no object of its name does not
+	// read the object first; one whose plan could not tell (no planned
+	// identity) does. A create planned over an object that exists (as the
+	// replacement of a tainted one, whose identity Terraform passes on) has
+	// no planned identity.
+	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: resourceType, Config: f.config, PriorState: &null, ProposedNewState: f.config, PriorIdentity: f.identity,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "plan of a create over an existing object", over.Diagnostics)
+	if id, err := over.PlannedIdentity.IdentityData.Unmarshal(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}); err != nil || !id.IsNull() {
+		t.Errorf("a create planned over an existing object has the planned identity %v (%v), want null", id, err)
+	}
+	f.gone.Store(true)
+	defer f.gone.Store(false)
+	cp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: resourceType, Config: f.config, PriorState: &null, ProposedNewState: f.config,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "plan of a create", cp.Diagnostics)
+	for _, c := range []struct {
+		identity *tfprotov6.ResourceIdentityData
+		wantGets int32
+	}{{cp.PlannedIdentity, 0}, {nil, 1}} {
+		f.gets.Store(0)
+		ap, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+			TypeName: resourceType, Config: f.config, PriorState: &null, PlannedState: cp.PlannedState,
+			PlannedIdentity: c.identity, PlannedPrivate: cp.PlannedPrivate,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDiags(t, "create", ap.Diagnostics)
+		if got := f.gets.Load(); got != c.wantGets {
+			t.Errorf("create with planned identity %v: %d GETs, want %d", c.identity != nil, got, c.wantGets)
+		}
+	}
 }
 
 // BenchmarkProtocol measures one call of each kind for one object of the
@@ -349,14 +413,14 @@ func BenchmarkProtocolServed(b *testing.B) {
 	f := newProtocolFixture(b, true)
 	benchmarkProtocol(b, f)
 	ctx := context.Background()
-	plan := func(b *testing.B, prior, proposed *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	plan := func(b *testing.B, prior, proposed *tfprotov6.DynamicValue, identity *tfprotov6.ResourceIdentityData) *tfprotov6.PlanResourceChangeResponse {
 		resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: resourceType, Config: f.config, PriorState: prior, ProposedNewState: proposed,
+			TypeName: resourceType, Config: f.config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: identity,
 		})
 		if err != nil || len(resp.Diagnostics) > 0 {
 			b.Fatal(err, diagString(resp.Diagnostics))
 		}
-		return resp.PlannedState
+		return resp
 	}
 	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
 	if err != nil {
@@ -365,16 +429,18 @@ func BenchmarkProtocolServed(b *testing.B) {
 	for _, c := range []struct {
 		name            string
 		prior, proposed *tfprotov6.DynamicValue
+		identity        *tfprotov6.ResourceIdentityData
 		gone            bool
-	}{{"ApplyResourceChange/create", &null, f.config, true}, {"ApplyResourceChange/update", f.state, f.stateC, false}} {
+	}{{"ApplyResourceChange/create", &null, f.config, nil, true}, {"ApplyResourceChange/update", f.state, f.stateC, f.identity, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			f.gone.Store(c.gone)
 			defer f.gone.Store(false)
-			planned := plan(b, c.prior, c.proposed)
+			planned := plan(b, c.prior, c.proposed, c.identity)
 			b.ReportAllocs()
 			for b.Loop() {
 				resp, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
-					TypeName: resourceType, Config: f.config, PriorState: c.prior, PlannedState: planned,
+					TypeName: resourceType, Config: f.config, PriorState: c.prior, PlannedState: planned.PlannedState,
+					PlannedIdentity: planned.PlannedIdentity, PlannedPrivate: planned.PlannedPrivate,
 				})
 				if err != nil || len(resp.Diagnostics) > 0 {
 					b.Fatal(err, diagString(resp.Diagnostics))

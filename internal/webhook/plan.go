@@ -6,9 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -36,6 +39,9 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	dryRun := r.Connected() && r.C.DryRunOnPlan
 	if !create && (!dryRun || req.Plan.Raw.Equal(req.State.Raw)) {
 		return
+	}
+	if create {
+		clearPlannedIdentity(ctx, resp.Identity)
 	}
 	var plan, cfg resourceState[H]
 	if diags := append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get), r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...); diags.HasError() {
@@ -69,8 +75,39 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	ctx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
 
-	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
+	stored, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
 	r.kind.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	if create && err == nil && stored.ResourceVersion == "" {
+		// The server created the object in the dry run: there is none of
+		// that name yet (a dry run over an existing object answers with
+		// its resourceVersion). The planned identity says so to Create.
+		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	}
+}
+
+// The plan of a create names the object's identity only when its dry run
+// found no object of that name; Create then need not ask the server again
+// (the plan that terraform apply makes just before the create is the one it
+// applies). Left null, as when the plan could not reach the server, or by a
+// Terraform without resource identity (before 1.12), Create reads the object
+// first: server-side apply would take over an object of the same name.
+
+// clearPlannedIdentity leaves the planned identity of a create null.
+func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
+	if identity != nil && identity.Schema != nil {
+		identity.Raw = tftypes.NewValue(identity.Schema.Type().TerraformType(ctx), nil)
+	}
+}
+
+// plannedAbsent reports whether the plan of a create found no object named
+// name (its planned identity names it).
+func plannedAbsent(ctx context.Context, identity *tfsdk.ResourceIdentity, name string) bool {
+	if identity == nil || identity.Raw.IsNull() {
+		return false
+	}
+	var planned types.String
+	diags := identity.GetAttribute(ctx, path.Root("name"), &planned)
+	return !diags.HasError() && planned.ValueString() == name
 }
 
 // caBundlePlanModifier plans ca_bundle when the configuration leaves it out:

@@ -96,15 +96,20 @@ func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequ
 	}
 	name := plan.Metadata[0].Name.ValueString()
 
-	existing, err := r.objects().get(ctx, name)
-	if err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-		return
-	}
-	if existing != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-			r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
-		return
+	// Server-side apply would take over an object of the same name: a
+	// create stops at one, unless the dry run of the plan just made found
+	// none (plan.go).
+	if !plannedAbsent(ctx, req.Identity, name) {
+		existing, err := r.objects().get(ctx, name)
+		if err != nil {
+			r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
+			return
+		}
+		if existing != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+				r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
+			return
+		}
 	}
 
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
