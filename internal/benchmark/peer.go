@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -138,13 +139,18 @@ func BuildPeer(ctx context.Context, dir string, log io.Writer) Peer {
 	return p
 }
 
+// lastLines is the last n lines of the go command's output, with the URLs
+// of the module proxy it quotes left out (the module path and version say
+// what it asked for).
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
 	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
+		lines[i] = proxyURL.ReplaceAllString(strings.TrimSpace(lines[i]), "the module proxy answers")
 	}
 	return strings.Join(lines, " ")
 }
+
+var proxyURL = regexp.MustCompile(`reading https?://\S+:`)
