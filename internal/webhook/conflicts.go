@@ -24,6 +24,3 @@ func (r *webhookResource[H]) resolveConflicts(ctx context.Context, obj *configur
 	applyForced := func(ctx context.Context) (*configuration, error) { return r.objects().apply(ctx, obj, dryRun, true) }
 	return object.ResolveConflicts(ctx, r.kind.api.name, obj.Name, dryRun, conflicts, managedFields, applyForced, diags)
 }
-
-// errConflictReported tells the caller the error is already on diags.
-var errConflictReported = object.ErrConflictReported
