@@ -141,17 +141,28 @@ func (o Objects[T, L, AC]) Apply(ctx context.Context, ac *AC, dryRun, force bool
 
 // Delete deletes the object and waits until it is gone. A missing object is
 // not an error.
+//
+// The server says in its answer whether the object is gone: a Status
+// "Success" when it was removed at once, the object itself (with its
+// deletionTimestamp) when finalizers or a grace period keep it
+// (k8s.io/apiserver's registry Store.Delete and handlers/delete.go). Only
+// then does Delete poll with GETs until the object is gone.
 func (o Objects[T, L, AC]) Delete(ctx context.Context, name string) error {
 	if o.c.notReady != nil {
 		return o.c.notReady
 	}
+	var removed bool
 	err := o.c.retry(ctx, func(ctx context.Context) error {
-		return o.api().Delete(ctx, name, metav1.DeleteOptions{})
+		answer, err := o.c.api.RESTClient().Delete().Resource(o.kind.Resource).Name(name).
+			Body(&metav1.DeleteOptions{}).Do(ctx).Get()
+		status, ok := answer.(*metav1.Status)
+		removed = err == nil && ok && status.Status == metav1.StatusSuccess
+		return err
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil {
+	if err != nil || removed {
 		return err
 	}
 	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -27,13 +30,26 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	create := req.State.Raw.IsNull()
+	// What follows checks a new object, or an object that will change, with
+	// the server: a plan that changes nothing needs no check (and costs no
+	// request beyond the refresh), and a change checked offline only needs
+	// nothing ValidateConfig has not done. Those return before the plan and
+	// configuration are read.
+	dryRun := r.Connected() && r.C.DryRunOnPlan
+	if !create && (!dryRun || req.Plan.Raw.Equal(req.State.Raw)) {
+		return
+	}
+	if create {
+		clearPlannedIdentity(ctx, resp.Identity)
+	}
 	var plan, cfg resourceState[H]
-	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
+	if diags := append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get), r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...); diags.HasError() {
 		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
 		return
 	}
 	exp := expand(cfg.objectModel)
-	if req.State.Raw.IsNull() {
+	if create {
 		// A new object: the rules the server enforces only on a create
 		// hold for certain (ValidateConfig left them out).
 		createOnly := slices.DeleteFunc(validation.Validate(validation.Default(exp.Object)),
@@ -43,12 +59,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 			return
 		}
 	}
-	if !r.Connected() || !r.C.DryRunOnPlan {
-		return
-	}
-	if req.Plan.Raw.Equal(req.State.Raw) {
-		// Nothing will be written: a no-change plan costs no request
-		// beyond the refresh.
+	if !dryRun {
 		return
 	}
 	if len(exp.Unknown) > 0 {
@@ -64,8 +75,39 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	ctx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
 
-	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
+	stored, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
 	r.kind.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	if create && err == nil && stored.ResourceVersion == "" {
+		// The server created the object in the dry run: there is none of
+		// that name yet (a dry run over an existing object answers with
+		// its resourceVersion). The planned identity says so to Create.
+		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	}
+}
+
+// The plan of a create names the object's identity only when its dry run
+// found no object of that name; Create then need not ask the server again
+// (the plan that terraform apply makes just before the create is the one it
+// applies). Left null, as when the plan could not reach the server, or by a
+// Terraform without resource identity (before 1.12), Create reads the object
+// first: server-side apply would take over an object of the same name.
+
+// clearPlannedIdentity leaves the planned identity of a create null.
+func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
+	if identity != nil && identity.Schema != nil {
+		identity.Raw = tftypes.NewValue(identity.Schema.Type().TerraformType(ctx), nil)
+	}
+}
+
+// plannedAbsent reports whether the plan of a create found no object named
+// name (its planned identity names it).
+func plannedAbsent(ctx context.Context, identity *tfsdk.ResourceIdentity, name string) bool {
+	if identity == nil || identity.Raw.IsNull() {
+		return false
+	}
+	var planned types.String
+	diags := identity.GetAttribute(ctx, path.Root("name"), &planned)
+	return !diags.HasError() && planned.ValueString() == name
 }
 
 // caBundlePlanModifier plans ca_bundle when the configuration leaves it out:
