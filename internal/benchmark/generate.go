@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Webhooks per object; rules, match conditions per webhook.
+// Webhooks per object; rules and (by default) match conditions per webhook.
 const (
 	WebhooksPerObject   = 3
 	rulesPerWebhook     = 2
@@ -31,15 +31,21 @@ const (
 )
 
 // Objects returns n MutatingWebhookConfigurations, each with
-// WebhooksPerObject webhooks that have rules, both selectors and match
-// conditions. Every expression differs from object to object, as in a
-// platform where each team has its own exclusions, so nothing is shared in
-// the provider's CEL cache. With changed, webhook 0 of every object has
-// another timeoutSeconds.
+// WebhooksPerObject webhooks that have rules, both selectors and
+// conditionsPerWebook match conditions. Every expression differs from object
+// to object, as in a platform where each team has its own exclusions, so
+// nothing is shared in the provider's CEL cache. With changed, webhook 0 of
+// every object has another timeoutSeconds.
 func Objects(n int, changed bool) []*admissionMWC {
+	return ObjectsWith(n, conditionsPerWebook, changed)
+}
+
+// ObjectsWith is Objects with conditions match conditions per webhook (0:
+// none, the workload hashicorp/kubernetes can also write).
+func ObjectsWith(n, conditions int, changed bool) []*admissionMWC {
 	out := make([]*admissionMWC, n)
 	for i := range out {
-		out[i] = object(i, changed)
+		out[i] = objectWith(i, conditions, changed)
 	}
 	return out
 }
@@ -52,6 +58,10 @@ type admissionMWC = admissionregistrationv1.MutatingWebhookConfiguration
 func ptr[T any](v T) *T { return &v }
 
 func object(i int, changed bool) *admissionregistrationv1.MutatingWebhookConfiguration {
+	return objectWith(i, conditionsPerWebook, changed)
+}
+
+func objectWith(i, conditions int, changed bool) *admissionregistrationv1.MutatingWebhookConfiguration {
 	name := ObjectName(i)
 	team := fmt.Sprintf("team-%04d", i)
 	obj := &admissionregistrationv1.MutatingWebhookConfiguration{
@@ -117,7 +127,7 @@ func object(i int, changed bool) *admissionregistrationv1.MutatingWebhookConfigu
 			`!has(object.metadata.labels) || !("%s.example.com/skip" in object.metadata.labels)`,
 			`!request.userInfo.groups.exists(g, g == "%s-breakglass")`,
 		}
-		for c := range conditionsPerWebook {
+		for c := range conditions {
 			hook.MatchConditions = append(hook.MatchConditions, admissionregistrationv1.MatchCondition{
 				Name:       fmt.Sprintf("condition-%d", c),
 				Expression: fmt.Sprintf(forms[c%len(forms)], team),

@@ -2,36 +2,51 @@ package benchmark
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"sort"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
 
 // The provider's side of the gRPC calls Terraform makes per object, in
-// process and without a cluster (the provider is not configured, so Read
-// returns the state and ModifyPlan makes no dry run): what is left is the
-// framework's decoding and encoding of the values, the schema's validators
-// and plan modifiers, and the provider's own validation and conversion. The
-// harness measures the same calls through Terraform; these isolate their CPU
-// cost per object.
+// process. Offline, the provider is not configured (Read returns the state
+// and ModifyPlan makes no dry run): what is left is the framework's decoding
+// and encoding of the values, the schema's validators and plan modifiers,
+// and the provider's own validation and conversion. Served, the provider is
+// configured against a stand-in API server in the same process that answers
+// every request at once with the stored object, so that Read converts what
+// it reads and a plan makes its dry run: the calls as a real run makes them,
+// without the network. The harness measures the same calls through
+// Terraform; these isolate their CPU cost per object.
 
 const resourceType = "admission_mutating_webhook_configuration"
 
 type protocolFixture struct {
-	server                tfprotov6.ProviderServer
+	server tfprotov6.ProviderServer
+	api    *httptest.Server
+	// gone makes the stand-in API server answer a GET with 404 (and a dry
+	// run as for a new object); gets counts the GETs it answered.
+	gone                  *atomic.Bool
+	gets                  *atomic.Int32
 	typ                   tftypes.Object
 	config, state, stateC *tfprotov6.DynamicValue
 	identity              *tfprotov6.ResourceIdentityData
 }
 
-func newProtocolFixture(tb testing.TB) *protocolFixture {
+func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	tb.Helper()
 	ctx := context.Background()
 	server, err := providerserver.NewProtocol6WithError(provider.New("bench")())()
@@ -41,6 +56,12 @@ func newProtocolFixture(tb testing.TB) *protocolFixture {
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	var api *httptest.Server
+	gone, gets := &atomic.Bool{}, &atomic.Int32{}
+	if served {
+		api = standInAPIServer(tb, gone, gets)
+		configure(tb, server, schemas.Provider, api.URL)
 	}
 	s := schemas.ResourceSchemas[resourceType]
 	if s == nil {
@@ -62,11 +83,82 @@ func newProtocolFixture(tb testing.TB) *protocolFixture {
 		tb.Fatal(err)
 	}
 	return &protocolFixture{
-		server: server, typ: typ, identity: &tfprotov6.ResourceIdentityData{IdentityData: &id},
+		server: server, api: api, gone: gone, gets: gets, typ: typ, identity: &tfprotov6.ResourceIdentityData{IdentityData: &id},
 		config: dv(tfDoc(obj, false)),
 		state:  dv(tfDoc(obj, true)),
 		stateC: dv(tfDoc(changed, true)),
 	}
+}
+
+// storedObject is object 0 as the server stores it: with the defaults and
+// read-only metadata of the state fixture (tfDoc), so that a refresh reads
+// the state back unchanged.
+func storedObject() *admissionregistrationv1.MutatingWebhookConfiguration {
+	o := object(0, false)
+	o.UID = "8d7c5e0a-1b2c-4d5e-9f00-000000000000"
+	o.ResourceVersion = "12345"
+	o.Generation = 1
+	o.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	for i := range o.Webhooks {
+		o.Webhooks[i].MatchPolicy = ptr(admissionregistrationv1.Equivalent)
+		o.Webhooks[i].ReinvocationPolicy = ptr(admissionregistrationv1.NeverReinvocationPolicy)
+	}
+	return o
+}
+
+// standInAPIServer answers every request about an object with the stored
+// object (GET, and the apply, dry run or not), and a DELETE with success; a
+// GET with 404 while gone is set.
+func standInAPIServer(tb testing.TB, gone *atomic.Bool, gets *atomic.Int32) *httptest.Server {
+	body, err := json.Marshal(storedObject())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// What a dry run of a new object answers: no resourceVersion yet.
+	fresh := storedObject()
+	fresh.ResourceVersion = ""
+	created, err := json.Marshal(fresh)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	deleted := []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`)
+	notFound := []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+		switch {
+		case r.Method == http.MethodDelete:
+			_, _ = w.Write(deleted)
+			return
+		case r.Method == http.MethodGet && gone.Load():
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write(notFound)
+			return
+		case r.Method == http.MethodPatch && gone.Load():
+			_, _ = w.Write(created)
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// configure configures the provider with host alone.
+func configure(tb testing.TB, server tfprotov6.ProviderServer, s *tfprotov6.Schema, host string) {
+	typ := s.ValueType().(tftypes.Object)
+	cfg, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, map[string]any{"host": host}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp, err := server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.14.9", Config: &cfg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	checkDiags(tb, "configure", resp.Diagnostics)
 }
 
 // tfDoc is the object as Terraform holds it: the configuration, or with
@@ -214,7 +306,13 @@ func checkDiags(tb testing.TB, what string, diags []*tfprotov6.Diagnostic) {
 // TestProtocolFixture checks that the values the benchmarks send are what
 // the provider accepts: a valid configuration, a no-change plan.
 func TestProtocolFixture(t *testing.T) {
-	f := newProtocolFixture(t)
+	for _, served := range []bool{false, true} {
+		t.Run(map[bool]string{false: "offline", true: "served"}[served], func(t *testing.T) { testProtocolFixture(t, served) })
+	}
+}
+
+func testProtocolFixture(t *testing.T, served bool) {
+	f := newProtocolFixture(t, served)
 	ctx := context.Background()
 	v, err := f.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: resourceType, Config: f.config})
 	if err != nil {
@@ -236,14 +334,136 @@ func TestProtocolFixture(t *testing.T) {
 	if diffs, err := planned.Diff(prior); err != nil || len(diffs) > 0 {
 		t.Fatalf("no-change plan differs from the state (%v): %v", err, diffs)
 	}
+	r, err := f.server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: resourceType, CurrentState: f.state, CurrentIdentity: f.identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "read", r.Diagnostics)
+	read, err := r.NewState.Unmarshal(f.typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := read.Diff(prior); err != nil || len(diffs) > 0 {
+		t.Fatalf("a refresh of the stored object differs from the state (%v): %v", err, diffs)
+	}
+	if !served {
+		return
+	}
+
+	// A create whose plan's dry run found no object of its name does not
+	// read the object first; one whose plan could not tell (no planned
+	// identity) does. A create planned over an object that exists (as the
+	// replacement of a tainted one, whose identity Terraform passes on) has
+	// no planned identity.
+	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: resourceType, Config: f.config, PriorState: &null, ProposedNewState: f.config, PriorIdentity: f.identity,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "plan of a create over an existing object", over.Diagnostics)
+	if id, err := over.PlannedIdentity.IdentityData.Unmarshal(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}); err != nil || !id.IsNull() {
+		t.Errorf("a create planned over an existing object has the planned identity %v (%v), want null", id, err)
+	}
+	f.gone.Store(true)
+	defer f.gone.Store(false)
+	cp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: resourceType, Config: f.config, PriorState: &null, ProposedNewState: f.config,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, "plan of a create", cp.Diagnostics)
+	for _, c := range []struct {
+		identity *tfprotov6.ResourceIdentityData
+		wantGets int32
+	}{{cp.PlannedIdentity, 0}, {nil, 1}} {
+		f.gets.Store(0)
+		ap, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+			TypeName: resourceType, Config: f.config, PriorState: &null, PlannedState: cp.PlannedState,
+			PlannedIdentity: c.identity, PlannedPrivate: cp.PlannedPrivate,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDiags(t, "create", ap.Diagnostics)
+		if got := f.gets.Load(); got != c.wantGets {
+			t.Errorf("create with planned identity %v: %d GETs, want %d", c.identity != nil, got, c.wantGets)
+		}
+	}
 }
 
 // BenchmarkProtocol measures one call of each kind for one object of the
 // harness (3 webhooks). A no-change `terraform plan` makes, per object,
 // ValidateResourceConfig twice (validate walk and plan walk), ReadResource
 // and PlanResourceChange once each.
+//
+// Served, the same calls run against the stand-in API server (see
+// standInAPIServer), plus ApplyResourceChange: the create and the update as
+// an apply makes them, and the destroy.
 func BenchmarkProtocol(b *testing.B) {
-	f := newProtocolFixture(b)
+	benchmarkProtocol(b, newProtocolFixture(b, false))
+}
+
+func BenchmarkProtocolServed(b *testing.B) {
+	f := newProtocolFixture(b, true)
+	benchmarkProtocol(b, f)
+	ctx := context.Background()
+	plan := func(b *testing.B, prior, proposed *tfprotov6.DynamicValue, identity *tfprotov6.ResourceIdentityData) *tfprotov6.PlanResourceChangeResponse {
+		resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+			TypeName: resourceType, Config: f.config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: identity,
+		})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatal(err, diagString(resp.Diagnostics))
+		}
+		return resp
+	}
+	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name            string
+		prior, proposed *tfprotov6.DynamicValue
+		identity        *tfprotov6.ResourceIdentityData
+		gone            bool
+	}{{"ApplyResourceChange/create", &null, f.config, nil, true}, {"ApplyResourceChange/update", f.state, f.stateC, f.identity, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			f.gone.Store(c.gone)
+			defer f.gone.Store(false)
+			planned := plan(b, c.prior, c.proposed, c.identity)
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+					TypeName: resourceType, Config: f.config, PriorState: c.prior, PlannedState: planned.PlannedState,
+					PlannedIdentity: planned.PlannedIdentity, PlannedPrivate: planned.PlannedPrivate,
+				})
+				if err != nil || len(resp.Diagnostics) > 0 {
+					b.Fatal(err, diagString(resp.Diagnostics))
+				}
+			}
+		})
+	}
+	b.Run("ApplyResourceChange/destroy", func(b *testing.B) {
+		f.gone.Store(true)
+		defer f.gone.Store(false)
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+				TypeName: resourceType, PriorState: f.state, PlannedState: &null, Config: &null,
+			})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, diagString(resp.Diagnostics))
+			}
+		}
+	})
+}
+
+func benchmarkProtocol(b *testing.B, f *protocolFixture) {
 	ctx := context.Background()
 	b.Run("ValidateResourceConfig", func(b *testing.B) {
 		b.ReportAllocs()

@@ -17,8 +17,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/controlplane"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/faultproxy"
 )
 
 // Tools compared.
@@ -56,6 +59,15 @@ type Config struct {
 	Env []string
 	// Parallelism is terraform's -parallelism; 0 leaves its default (10).
 	Parallelism int
+	// Conditions is the number of match conditions per webhook in the
+	// objects (hashicorp/kubernetes has no match_conditions: 0 compares
+	// with it).
+	Conditions int
+	// Latency, when set, puts a proxy in front of the API server that
+	// delays every request by this long (the fault proxy of the acceptance
+	// tests), as a cluster across a network would: both tools reach the
+	// server through it.
+	Latency time.Duration
 	// WorkDir holds each run's directory (configuration, logs, audit log).
 	WorkDir string
 	// Log receives progress lines.
@@ -67,9 +79,13 @@ type Result struct {
 	N     int
 	Tool  string
 	Phase string
-	Cmd   string
-	Wall  time.Duration
-	Exit  int
+	// Latency added to every request (0: loopback), and match conditions
+	// per webhook of the objects.
+	Latency    time.Duration
+	Conditions int
+	Cmd        string
+	Wall       time.Duration
+	Exit       int
 	// OK is false when the phase did not do what it should (Check says why).
 	OK    bool
 	Check string
@@ -108,7 +124,7 @@ func (c *Config) logf(format string, args ...any) {
 // Run measures the four phases of tool on n objects, on a fresh control
 // plane.
 func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) {
-	dir := filepath.Join(c.WorkDir, fmt.Sprintf("%s-%d", tool, n))
+	dir := filepath.Join(c.WorkDir, fmt.Sprintf("%s-%d-%s", tool, n, c.Latency))
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -125,6 +141,16 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		return nil, err
 	}
 	defer func() { _ = cp.Stop() }()
+	kubeconfig := cp.KubeconfigPath
+	if c.Latency > 0 {
+		p, path, err := latencyProxy(cp, c.Latency, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = p.Close() }()
+		kubeconfig = path
+		c.logf("%s N=%d: every request through a proxy that adds %s", tool, n, c.Latency)
+	}
 	cfg := cp.RESTConfig()
 	cfg.UserAgent = "admission-bench"
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -135,7 +161,7 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &run{Config: c, tool: tool, n: n, dir: dir, cp: cp, cs: cs, audit: audit}
+	r := &run{Config: c, tool: tool, n: n, dir: dir, cp: cp, cs: cs, audit: audit, kubeconfig: kubeconfig}
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
@@ -150,8 +176,8 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		if err != nil {
 			return results, err
 		}
-		c.logf("%s N=%d %-7s %8.2fs  exit %d  %s  provider RSS %d MiB CPU %.1fs log %d lines %d KiB  CLI CPU %.1fs  load %.1f  %s",
-			tool, n, phase, res.Wall.Seconds(), res.Exit, res.Requests.PerObject(n), res.ProviderPeakRSS>>10,
+		c.logf("%s N=%d +%s %-7s %8.2fs  exit %d  %s  provider RSS %d MiB CPU %.1fs log %d lines %d KiB  CLI CPU %.1fs  load %.1f  %s",
+			tool, n, c.Latency, phase, res.Wall.Seconds(), res.Exit, res.Requests.PerObject(n), res.ProviderPeakRSS>>10,
 			res.ProviderCPU.Seconds(), res.ProviderLogLines, res.ProviderLogBytes>>10, (res.CLICPU - res.ProviderCPU).Seconds(), res.LoadStart, res.Check)
 		results = append(results, res)
 		if !res.OK {
@@ -171,10 +197,13 @@ type run struct {
 	audit   *AuditLog
 	markers int
 	rssLog  string
+	// kubeconfig is what the tools reach the API server with (through
+	// the latency proxy, if any).
+	kubeconfig string
 }
 
 func (r *run) prepare() error {
-	before, after := Objects(r.n, false), Objects(r.n, true)
+	before, after := ObjectsWith(r.n, r.Conditions, false), ObjectsWith(r.n, r.Conditions, true)
 	switch r.tool {
 	case Kubectl:
 		for name, objs := range map[string][]*admissionMWC{"objects.yaml": before, "objects-changed.yaml": after} {
@@ -257,7 +286,7 @@ func agentOf(ua string) string {
 }
 
 func (r *run) command(phase string) []string {
-	kc := []string{"--kubeconfig=" + r.cp.KubeconfigPath, "--cache-dir=" + filepath.Join(r.dir, "kubectl-cache")}
+	kc := []string{"--kubeconfig=" + r.kubeconfig, "--cache-dir=" + filepath.Join(r.dir, "kubectl-cache")}
 	switch r.tool {
 	case Kubectl:
 		yaml := filepath.Join(r.dir, "objects.yaml")
@@ -298,10 +327,10 @@ func (r *run) env() []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "KUBECONFIG="+r.cp.KubeconfigPath, "CHECKPOINT_DISABLE=1")
+	env = append(env, "KUBECONFIG="+r.kubeconfig, "CHECKPOINT_DISABLE=1")
 	if r.tool == Terraform {
 		env = append(env,
-			"KUBE_CONFIG_PATH="+r.cp.KubeconfigPath,
+			"KUBE_CONFIG_PATH="+r.kubeconfig,
 			"TF_CLI_CONFIG_FILE="+filepath.Join(r.dir, "terraformrc"),
 			"TF_IN_AUTOMATION=1",
 			envRSSLog+"="+r.rssLog,
@@ -320,7 +349,7 @@ func (r *run) env() []string {
 }
 
 func (r *run) phase(ctx context.Context, phase string) (Result, error) {
-	res := Result{N: r.n, Tool: r.tool, Phase: phase}
+	res := Result{N: r.n, Tool: r.tool, Phase: phase, Latency: r.Latency, Conditions: r.Conditions}
 	if r.tool == Terraform && phase == PhaseChange {
 		data, err := os.ReadFile(filepath.Join(r.dir, "main.tf.changed"))
 		if err != nil {
@@ -463,4 +492,33 @@ func LoadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// latencyProxy starts the fault proxy of the acceptance tests in front of
+// the control plane, delaying every request by latency, and writes a
+// kubeconfig that reaches the server through it (admin token, the proxy's
+// CA).
+func latencyProxy(cp *controlplane.ControlPlane, latency time.Duration, dir string) (*faultproxy.Proxy, string, error) {
+	p, err := faultproxy.New(faultproxy.Options{
+		Upstream:      cp.Host,
+		UpstreamCAPEM: cp.CAPEM,
+		ClientCertPEM: cp.AdminCertPEM,
+		ClientKeyPEM:  cp.AdminKeyPEM,
+		MaxLifetime:   3 * time.Hour,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	p.Inject(faultproxy.Fault{Action: faultproxy.Delay, Delay: latency})
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: p.URL, CertificateAuthorityData: p.CAPEM}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: cp.AdminToken}
+	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "admin"}
+	kc.CurrentContext = "proxy"
+	path := filepath.Join(dir, "kubeconfig-latency")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		_ = p.Close()
+		return nil, "", err
+	}
+	return p, path, nil
 }

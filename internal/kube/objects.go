@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+	ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 )
 
@@ -38,86 +38,40 @@ type Kind[T, L, AC any] struct {
 
 // The kinds this provider manages.
 var (
-	MutatingWebhookConfigurations = Kind[admissionregistrationv1.MutatingWebhookConfiguration,
-		admissionregistrationv1.MutatingWebhookConfigurationList,
-		admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration]{
-		Name:     "MutatingWebhookConfiguration",
-		Resource: "mutatingwebhookconfigurations",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.MutatingWebhookConfiguration,
-			admissionregistrationv1.MutatingWebhookConfigurationList, admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration] {
-			return c.MutatingWebhookConfigurations()
-		},
-		items: func(l *admissionregistrationv1.MutatingWebhookConfigurationList) []admissionregistrationv1.MutatingWebhookConfiguration {
-			return l.Items
-		},
-	}
-	ValidatingWebhookConfigurations = Kind[admissionregistrationv1.ValidatingWebhookConfiguration,
-		admissionregistrationv1.ValidatingWebhookConfigurationList,
-		admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration]{
-		Name:     "ValidatingWebhookConfiguration",
-		Resource: "validatingwebhookconfigurations",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.ValidatingWebhookConfiguration,
-			admissionregistrationv1.ValidatingWebhookConfigurationList, admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration] {
-			return c.ValidatingWebhookConfigurations()
-		},
-		items: func(l *admissionregistrationv1.ValidatingWebhookConfigurationList) []admissionregistrationv1.ValidatingWebhookConfiguration {
-			return l.Items
-		},
-	}
-
-	ValidatingAdmissionPolicies = Kind[admissionregistrationv1.ValidatingAdmissionPolicy,
-		admissionregistrationv1.ValidatingAdmissionPolicyList,
-		admissionregistrationv1ac.ValidatingAdmissionPolicyApplyConfiguration]{
-		Name:     "ValidatingAdmissionPolicy",
-		Resource: "validatingadmissionpolicies",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.ValidatingAdmissionPolicy,
-			admissionregistrationv1.ValidatingAdmissionPolicyList, admissionregistrationv1ac.ValidatingAdmissionPolicyApplyConfiguration] {
-			return c.ValidatingAdmissionPolicies()
-		},
-		items: func(l *admissionregistrationv1.ValidatingAdmissionPolicyList) []admissionregistrationv1.ValidatingAdmissionPolicy {
-			return l.Items
-		},
-	}
-	ValidatingAdmissionPolicyBindings = Kind[admissionregistrationv1.ValidatingAdmissionPolicyBinding,
-		admissionregistrationv1.ValidatingAdmissionPolicyBindingList,
-		admissionregistrationv1ac.ValidatingAdmissionPolicyBindingApplyConfiguration]{
-		Name:     "ValidatingAdmissionPolicyBinding",
-		Resource: "validatingadmissionpolicybindings",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.ValidatingAdmissionPolicyBinding,
-			admissionregistrationv1.ValidatingAdmissionPolicyBindingList, admissionregistrationv1ac.ValidatingAdmissionPolicyBindingApplyConfiguration] {
-			return c.ValidatingAdmissionPolicyBindings()
-		},
-		items: func(l *admissionregistrationv1.ValidatingAdmissionPolicyBindingList) []admissionregistrationv1.ValidatingAdmissionPolicyBinding {
-			return l.Items
-		},
-	}
-	MutatingAdmissionPolicies = Kind[admissionregistrationv1.MutatingAdmissionPolicy,
-		admissionregistrationv1.MutatingAdmissionPolicyList,
-		admissionregistrationv1ac.MutatingAdmissionPolicyApplyConfiguration]{
-		Name:     "MutatingAdmissionPolicy",
-		Resource: "mutatingadmissionpolicies",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.MutatingAdmissionPolicy,
-			admissionregistrationv1.MutatingAdmissionPolicyList, admissionregistrationv1ac.MutatingAdmissionPolicyApplyConfiguration] {
-			return c.MutatingAdmissionPolicies()
-		},
-		items: func(l *admissionregistrationv1.MutatingAdmissionPolicyList) []admissionregistrationv1.MutatingAdmissionPolicy {
-			return l.Items
-		},
-	}
-	MutatingAdmissionPolicyBindings = Kind[admissionregistrationv1.MutatingAdmissionPolicyBinding,
-		admissionregistrationv1.MutatingAdmissionPolicyBindingList,
-		admissionregistrationv1ac.MutatingAdmissionPolicyBindingApplyConfiguration]{
-		Name:     "MutatingAdmissionPolicyBinding",
-		Resource: "mutatingadmissionpolicybindings",
-		api: func(c admissionregistrationv1client.AdmissionregistrationV1Interface) API[admissionregistrationv1.MutatingAdmissionPolicyBinding,
-			admissionregistrationv1.MutatingAdmissionPolicyBindingList, admissionregistrationv1ac.MutatingAdmissionPolicyBindingApplyConfiguration] {
-			return c.MutatingAdmissionPolicyBindings()
-		},
-		items: func(l *admissionregistrationv1.MutatingAdmissionPolicyBindingList) []admissionregistrationv1.MutatingAdmissionPolicyBinding {
-			return l.Items
-		},
-	}
+	MutatingWebhookConfigurations = kindOf[v1.MutatingWebhookConfiguration, v1.MutatingWebhookConfigurationList, ac.MutatingWebhookConfigurationApplyConfiguration](
+		"MutatingWebhookConfiguration", "mutatingwebhookconfigurations", client.MutatingWebhookConfigurations,
+		func(l *v1.MutatingWebhookConfigurationList) []v1.MutatingWebhookConfiguration { return l.Items })
+	ValidatingWebhookConfigurations = kindOf[v1.ValidatingWebhookConfiguration, v1.ValidatingWebhookConfigurationList, ac.ValidatingWebhookConfigurationApplyConfiguration](
+		"ValidatingWebhookConfiguration", "validatingwebhookconfigurations", client.ValidatingWebhookConfigurations,
+		func(l *v1.ValidatingWebhookConfigurationList) []v1.ValidatingWebhookConfiguration { return l.Items })
+	ValidatingAdmissionPolicies = kindOf[v1.ValidatingAdmissionPolicy, v1.ValidatingAdmissionPolicyList, ac.ValidatingAdmissionPolicyApplyConfiguration](
+		"ValidatingAdmissionPolicy", "validatingadmissionpolicies", client.ValidatingAdmissionPolicies,
+		func(l *v1.ValidatingAdmissionPolicyList) []v1.ValidatingAdmissionPolicy { return l.Items })
+	ValidatingAdmissionPolicyBindings = kindOf[v1.ValidatingAdmissionPolicyBinding, v1.ValidatingAdmissionPolicyBindingList, ac.ValidatingAdmissionPolicyBindingApplyConfiguration](
+		"ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", client.ValidatingAdmissionPolicyBindings,
+		func(l *v1.ValidatingAdmissionPolicyBindingList) []v1.ValidatingAdmissionPolicyBinding { return l.Items })
+	MutatingAdmissionPolicies = kindOf[v1.MutatingAdmissionPolicy, v1.MutatingAdmissionPolicyList, ac.MutatingAdmissionPolicyApplyConfiguration](
+		"MutatingAdmissionPolicy", "mutatingadmissionpolicies", client.MutatingAdmissionPolicies,
+		func(l *v1.MutatingAdmissionPolicyList) []v1.MutatingAdmissionPolicy { return l.Items })
+	MutatingAdmissionPolicyBindings = kindOf[v1.MutatingAdmissionPolicyBinding, v1.MutatingAdmissionPolicyBindingList, ac.MutatingAdmissionPolicyBindingApplyConfiguration](
+		"MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", client.MutatingAdmissionPolicyBindings,
+		func(l *v1.MutatingAdmissionPolicyBindingList) []v1.MutatingAdmissionPolicyBinding { return l.Items })
 )
+
+// client is the group's client interface; its methods, as method
+// expressions, give each kind's typed client.
+type client = admissionregistrationv1client.AdmissionregistrationV1Interface
+
+// kindOf describes a kind by its names, the method of the group's client
+// that gives its typed client (of type C), and the items of its list.
+func kindOf[T, L, AC any, C API[T, L, AC]](name, resource string, typed func(client) C, items func(*L) []T) Kind[T, L, AC] {
+	return Kind[T, L, AC]{
+		Name:     name,
+		Resource: resource,
+		api:      func(c client) API[T, L, AC] { return typed(c) },
+		items:    items,
+	}
+}
 
 // Objects is the client's one path to the objects of a kind: every call is
 // retried by Client.retry, and reports a client that is not ready yet.
@@ -187,17 +141,28 @@ func (o Objects[T, L, AC]) Apply(ctx context.Context, ac *AC, dryRun, force bool
 
 // Delete deletes the object and waits until it is gone. A missing object is
 // not an error.
+//
+// The server says in its answer whether the object is gone: a Status
+// "Success" when it was removed at once, the object itself (with its
+// deletionTimestamp) when finalizers or a grace period keep it
+// (k8s.io/apiserver's registry Store.Delete and handlers/delete.go). Only
+// then does Delete poll with GETs until the object is gone.
 func (o Objects[T, L, AC]) Delete(ctx context.Context, name string) error {
 	if o.c.notReady != nil {
 		return o.c.notReady
 	}
+	var removed bool
 	err := o.c.retry(ctx, func(ctx context.Context) error {
-		return o.api().Delete(ctx, name, metav1.DeleteOptions{})
+		answer, err := o.c.api.RESTClient().Delete().Resource(o.kind.Resource).Name(name).
+			Body(&metav1.DeleteOptions{}).Do(ctx).Get()
+		status, ok := answer.(*metav1.Status)
+		removed = err == nil && ok && status.Status == metav1.StatusSuccess
+		return err
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil {
+	if err != nil || removed {
 		return err
 	}
 	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {

@@ -40,22 +40,26 @@ func (e *planEnv) checker() *typecheck.Checker {
 }
 
 // typeChecked turns the type checker's findings into advice on the
-// expressions they are about.
-func typeChecked(found []typecheck.Warning) []validation.Warning {
+// expressions they are about; afterwards says what else is to know.
+func typeChecked(found []typecheck.Warning, afterwards string) []validation.Warning {
 	var out []validation.Warning
 	for _, w := range found {
 		out = append(out, validation.Warning{
 			Path:    field.NewPath(w.Field), // the whole API path, as one segment
 			Summary: summaryTypeChecking,
 			Message: w.Message + "\n\nThe API server accepts the policy, but an expression that does not type-check fails when it is evaluated, " +
-				"and then the policy's failure_policy decides. The server reports the same in status.type_checking once the policy is stored.",
+				"and then the policy's failure_policy decides." + afterwards,
 		})
 	}
 	return out
 }
 
 func (e *planEnv) typeCheck(p *validatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().ValidatingPolicy(p))
+	return typeChecked(e.checker().ValidatingPolicy(p), " The server reports the same in status.type_checking once the policy is stored.")
+}
+
+func (e *planEnv) typeCheckMutating(p *mutatingPolicy) []validation.Warning {
+	return typeChecked(e.checker().MutatingPolicy(p), "")
 }
 
 // Summaries of the advice at plan.
@@ -94,7 +98,7 @@ func adviseBinding[S, P any](ctx context.Context, env *planEnv, policies *kind[S
 	if hasParamKind(p) && !hasParamRef {
 		outcome := "rejected (its failure_policy is Fail)"
 		if fp := failurePolicy(p); fp != nil && *fp == admissionregistrationv1.Ignore {
-			outcome = "let through unchecked (its failure_policy is Ignore)"
+			outcome = "let through without what reads params (its failure_policy is Ignore)"
 		}
 		return []validation.Warning{{
 			Path:    field.NewPath("spec", "paramRef"),
@@ -106,6 +110,3 @@ func adviseBinding[S, P any](ctx context.Context, env *planEnv, policies *kind[S
 	}
 	return nil
 }
-
-// TEMPORARY
-func (e *planEnv) typeCheckMutating(p *mutatingPolicy) []validation.Warning { return nil }

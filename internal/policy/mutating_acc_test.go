@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -163,6 +164,28 @@ func TestAccMutatingAdmissionPolicy(t *testing.T) {
 					mutated(t, ns, "payments"),
 				),
 			},
+		},
+	})
+}
+
+// Import by resource identity (Terraform 1.12 and later), once for the
+// family's core, on the mutating kinds.
+func TestAccPolicyImportByResourceIdentity(t *testing.T) {
+	name := randomName()
+	ns := makeNamespace(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		Steps: []resource.TestStep{
+			{
+				Config: teamConfig(t, name, ns, "platform"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity(mutatingAddr, map[string]knownvalue.Check{"name": knownvalue.StringExact(name)}),
+					statecheck.ExpectIdentity(mutatingBindingAddr, map[string]knownvalue.Check{"name": knownvalue.StringExact(name)}),
+				},
+			},
+			{Config: teamConfig(t, name, ns, "platform"), ResourceName: mutatingAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity},
+			{Config: teamConfig(t, name, ns, "platform"), ResourceName: mutatingBindingAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity},
 		},
 	})
 }

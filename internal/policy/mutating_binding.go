@@ -27,7 +27,7 @@ var mutatingBindings = newKind(kind[bindingBase, mutatingBinding]{
 	generationDoc:   "the binding's settings",
 	specDescription: "The binding: the policy, its parameters and the requests it applies to.",
 	spec: func() (map[string]schema.Attribute, map[string]schema.Block) {
-		return bindingBaseSchema("MutatingAdmissionPolicy")
+		return bindingBaseSchema("MutatingAdmissionPolicy", mutatingOperations)
 	},
 	meta: func(b *mutatingBinding) *metav1.ObjectMeta { return &b.ObjectMeta },
 	expandSpec: func(x *tfconv.Expander, s bindingBase, p *field.Path, obj *mutatingBinding) {

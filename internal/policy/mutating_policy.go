@@ -56,7 +56,7 @@ var mutatingPolicies = newKind(kind[mutatingPolicySpec, mutatingPolicy]{
 	generationDoc:   "the policy's settings",
 	specDescription: "The policy: what it applies to, and its mutations.",
 	spec: func() (map[string]schema.Attribute, map[string]schema.Block) {
-		attrs, blocks := policyBaseSchema("the mutations")
+		attrs, blocks := policyBaseSchema("the mutations", mutatingOperations)
 		attrs["reinvocation_policy"] = schema.StringAttribute{
 			Required: true,
 			MarkdownDescription: "Whether the policy is applied again when a later mutation (a webhook or another policy) changes the object: " +
@@ -74,8 +74,9 @@ var mutatingPolicies = newKind(kind[mutatingPolicySpec, mutatingPolicy]{
 					Blocks: map[string]schema.Block{
 						"apply_configuration": expressionBlock("A CEL expression that evaluates to an apply configuration, merged into the object as " +
 							"server-side apply does: `Object{spec: Object.spec{replicas: 1}}`."),
-						"json_patch": expressionBlock("A CEL expression that evaluates to a list of JSON patch operations (RFC 6902): " +
-							"`[JSONPatch{op: \"add\", path: \"/metadata/labels/team\", value: \"platform\"}]`."),
+						"json_patch": expressionBlock("A CEL expression that evaluates to a list of JSON patch operations (RFC 6902), such as " +
+							"`[JSONPatch{op: \"replace\", path: \"/spec/replicas\", value: 1}]`; `jsonpatch.escapeKey` escapes a map key for a path. " +
+							"An operation under a missing parent fails (`add` to `/metadata/labels/team` when the object has no labels)."),
 					},
 				},
 			},

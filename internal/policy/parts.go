@@ -32,9 +32,10 @@ type policyBase struct {
 	FailurePolicy    types.String              `tfsdk:"failure_policy"`
 }
 
-// policyBaseSchema is the schema of policyBase; what names "the policy's
-// expressions" says what a policy kind's expressions are (its validations).
-func policyBaseSchema(expressions string) (map[string]schema.Attribute, map[string]schema.Block) {
+// policyBaseSchema is the schema of policyBase; expressions says what a
+// policy kind's expressions are ("the validations and audit annotations"),
+// operations which operations its rules may name.
+func policyBaseSchema(expressions, operations string) (map[string]schema.Attribute, map[string]schema.Block) {
 	attrs := map[string]schema.Attribute{
 		"failure_policy": tfschema.Enum("What happens when the policy cannot be evaluated (a CEL error, a missing parameter, a misconfigured policy): "+
 			"`Fail` rejects the request, `Ignore` lets it through.", defaultFailurePolicy, "Fail", "Ignore"),
@@ -49,7 +50,7 @@ func policyBaseSchema(expressions string) (map[string]schema.Attribute, map[stri
 				"kind":        schema.StringAttribute{Required: true, MarkdownDescription: "Kind of the parameter resources, such as `ConfigMap`."},
 			}},
 		},
-		"match_constraints": matchResourcesBlock("The requests the policy applies to; a binding may narrow them further. `resource_rules` is required.", true),
+		"match_constraints": matchResourcesBlock("The requests the policy applies to; a binding may narrow them further. `resource_rules` is required.", true, operations),
 		"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the policy to apply (at most 64). "+
 			"An error in a condition is handled by `failure_policy`.", "the policy", "`object`, `oldObject`, `request` (the `AdmissionRequest`), `params`, `namespaceObject` and `authorizer`"),
 		"variables": schema.ListNestedBlock{
@@ -143,8 +144,15 @@ type namedRuleModel struct {
 	ResourceNames types.List `tfsdk:"resource_names"`
 }
 
-func matchResourcesBlock(desc string, required bool) schema.ListNestedBlock {
+// Which operations the rules of each kind may name.
+const (
+	validatingOperations = "Operations: `CREATE`, `UPDATE`, `DELETE`, `CONNECT`, or `*` for all."
+	mutatingOperations   = "Operations: `CREATE`, `UPDATE`, `CONNECT`, or `*` for all; mutating policies cannot match `DELETE`."
+)
+
+func matchResourcesBlock(desc string, required bool, operations string) schema.ListNestedBlock {
 	ruleAttrs := matching.RuleAttributes()
+	ruleAttrs["operations"] = tfschema.StringList(operations, true)
 	ruleAttrs["resource_names"] = tfschema.StringList("Names of the objects the rule matches; all objects when empty.", false)
 	validators := tfschema.MaxOne()
 	if required {
@@ -262,8 +270,9 @@ type bindingBase struct {
 }
 
 // bindingBaseSchema is the schema of bindingBase; policy names the policy
-// kind ("ValidatingAdmissionPolicy").
-func bindingBaseSchema(policy string) (map[string]schema.Attribute, map[string]schema.Block) {
+// kind ("ValidatingAdmissionPolicy"), operations which operations its rules
+// may name.
+func bindingBaseSchema(policy, operations string) (map[string]schema.Attribute, map[string]schema.Block) {
 	attrs := map[string]schema.Attribute{
 		"policy_name": schema.StringAttribute{
 			Required:            true,
@@ -288,7 +297,7 @@ func bindingBaseSchema(policy string) (map[string]schema.Attribute, map[string]s
 				},
 			},
 		},
-		"match_resources": matchResourcesBlock("Narrows the requests the policy applies to, within its `match_constraints`. Left out, the policy's own constraints apply.", false),
+		"match_resources": matchResourcesBlock("Narrows the requests the policy applies to, within its `match_constraints`. Left out, the policy's own constraints apply.", false, operations),
 	}
 	return attrs, blocks
 }

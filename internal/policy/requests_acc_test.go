@@ -74,7 +74,7 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 			if msg := check(rs); msg != "" {
 				t.Errorf("%s: %s; requests:\n  %s", what, msg, strings.Join(seen, "\n  "))
 			}
-			t.Logf("figures: %-26s %d requests: %d GET, %d dry runs, %d writes", what, len(rs), count(rs, isGet), count(rs, isDryRun), count(rs, isWrite))
+			t.Logf("figures: %-26s %d requests: %d GET, %d dry runs, %d writes", what, len(rs), faultproxy.Count(rs, faultproxy.IsGet), faultproxy.Count(rs, faultproxy.IsDryRun), faultproxy.Count(rs, faultproxy.IsWrite))
 			p.ResetRecords()
 		}
 	}
@@ -85,7 +85,7 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 			{Config: budgetConfig(t, p, name, "too many")},
 			{
 				PreConfig: budget("create step", func(rs []faultproxy.Record) string {
-					if count(rs, of(policyPath, isWrite)) != 1 || count(rs, of(bindingPath, isWrite)) != 1 {
+					if faultproxy.Count(rs, of(policyPath, faultproxy.IsWrite)) != 1 || faultproxy.Count(rs, of(bindingPath, faultproxy.IsWrite)) != 1 {
 						return "want exactly 1 write of each object"
 					}
 					return ""
@@ -95,10 +95,10 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 			},
 			{
 				PreConfig: budget("no-change plan step", func(rs []faultproxy.Record) string {
-					if len(rs) == 0 || count(rs, isGet) != len(rs) {
+					if len(rs) == 0 || faultproxy.Count(rs, faultproxy.IsGet) != len(rs) {
 						return "want GETs of the objects and nothing else"
 					}
-					if a, b := count(rs, of(policyPath, isGet)), count(rs, of(bindingPath, isGet)); a != b {
+					if a, b := faultproxy.Count(rs, of(policyPath, faultproxy.IsGet)), faultproxy.Count(rs, of(bindingPath, faultproxy.IsGet)); a != b {
 						return fmt.Sprintf("want one GET of each object per refresh, got %d of the policy and %d of the binding", a, b)
 					}
 					return ""
@@ -107,13 +107,13 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 			},
 			{
 				PreConfig: budget("update step", func(rs []faultproxy.Record) string {
-					if count(rs, of(policyPath, isWrite)) != 1 || count(rs, of(bindingPath, isWrite)) != 0 {
+					if faultproxy.Count(rs, of(policyPath, faultproxy.IsWrite)) != 1 || faultproxy.Count(rs, of(bindingPath, faultproxy.IsWrite)) != 0 {
 						return "want exactly 1 write, of the policy"
 					}
-					if n := count(rs, of(policyPath, isDryRun)); n > 2 {
+					if n := faultproxy.Count(rs, of(policyPath, faultproxy.IsDryRun)); n > 2 {
 						return "want at most 2 dry runs (the plan, and the plan terraform apply makes again)"
 					}
-					if n := count(rs, of(bindingPath, func(r faultproxy.Record) bool { return r.Method != http.MethodGet })); n != 0 {
+					if n := faultproxy.Count(rs, of(bindingPath, func(r faultproxy.Record) bool { return r.Method != http.MethodGet })); n != 0 {
 						return "want nothing but refreshes of the unchanged binding"
 					}
 					return ""
@@ -124,19 +124,3 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 		},
 	})
 }
-
-func count(rs []faultproxy.Record, match func(faultproxy.Record) bool) int {
-	n := 0
-	for _, r := range rs {
-		if match(r) {
-			n++
-		}
-	}
-	return n
-}
-
-func isGet(r faultproxy.Record) bool { return r.Method == http.MethodGet }
-
-func isDryRun(r faultproxy.Record) bool { return strings.Contains(r.Query, "dryRun") }
-
-func isWrite(r faultproxy.Record) bool { return r.Method != http.MethodGet && !isDryRun(r) }

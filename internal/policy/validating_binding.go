@@ -35,7 +35,7 @@ var validatingBindings = newKind(kind[validatingBindingSpec, validatingBinding]{
 	generationDoc:   "the binding's settings",
 	specDescription: "The binding: the policy, its parameters, the requests it applies to, and the validation actions.",
 	spec: func() (map[string]schema.Attribute, map[string]schema.Block) {
-		attrs, blocks := bindingBaseSchema("ValidatingAdmissionPolicy")
+		attrs, blocks := bindingBaseSchema("ValidatingAdmissionPolicy", validatingOperations)
 		maps.Copy(attrs, map[string]schema.Attribute{
 			"validation_actions": tfschema.StringList("What a failed validation does, without duplicates: `Deny` rejects the request, "+
 				"`Warn` returns a warning to the client, `Audit` records it in the audit event. `Deny` and `Warn` cannot be used together.", true),

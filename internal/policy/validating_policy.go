@@ -48,7 +48,7 @@ var validatingPolicies = newKind(kind[validatingPolicySpec, validatingPolicy]{
 	generationDoc:   "the policy's settings",
 	specDescription: "The policy: what it applies to, and its validations and audit annotations (at least one of them).",
 	spec: func() (map[string]schema.Attribute, map[string]schema.Block) {
-		attrs, blocks := policyBaseSchema("the validations and audit annotations")
+		attrs, blocks := policyBaseSchema("the validations and audit annotations", validatingOperations)
 		maps.Copy(blocks, map[string]schema.Block{
 			"validations": schema.ListNestedBlock{
 				MarkdownDescription: "CEL expressions a request must all pass. Each may use `object`, `oldObject`, `request`, `params`, " +

@@ -23,9 +23,9 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
 )
 
-// TestBuiltinIsFresh takes the snapshot again from the live kube-apiserver and fails when the
+// TestAccBuiltinIsFresh takes the snapshot again from the live kube-apiserver and fails when the
 // embedded one differs, so that it cannot go stale when tools/kube-apiserver moves on.
-func TestBuiltinIsFresh(t *testing.T) {
+func TestAccBuiltinIsFresh(t *testing.T) {
 	cp := liveCluster(t)
 	dc, err := discovery.NewDiscoveryClientForConfig(cp.RESTConfig())
 	if err != nil {
@@ -92,11 +92,11 @@ func withoutCustomGroups(t *testing.T, cfg *rest.Config, groups []snapshot.Group
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// TestBuiltinSameAsLiveDiscovery compares the warnings from the embedded snapshot with those of
+// TestAccBuiltinSameAsLiveDiscovery compares the warnings from the embedded snapshot with those of
 // the server's TypeChecker resolving the same kinds through the live discovery and OpenAPI v3
 // (k8s.io/apiserver pkg/cel/openapi/resolver ClientDiscoveryResolver): trimming the schemas
 // must change no type.
-func TestBuiltinSameAsLiveDiscovery(t *testing.T) {
+func TestAccBuiltinSameAsLiveDiscovery(t *testing.T) {
 	cp := liveCluster(t)
 	dc, err := discovery.NewDiscoveryClientForConfig(cp.RESTConfig())
 	if err != nil {

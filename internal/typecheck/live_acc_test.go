@@ -51,9 +51,9 @@ spec:
               template: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
 `
 
-// TestCustomResourceOnLiveCluster type-checks policies on a custom resource of the local
+// TestAccCustomResourceOnLiveCluster type-checks policies on a custom resource of the local
 // control plane, through the provider's own client, and counts what the Checker asks.
-func TestCustomResourceOnLiveCluster(t *testing.T) {
+func TestAccCustomResourceOnLiveCluster(t *testing.T) {
 	cp := liveCluster(t)
 	createCRD(t, cp.RESTConfig(), gadgetCRD, "typecheck.example.com/v1", "gadgets")
 
@@ -111,6 +111,25 @@ func TestCustomResourceOnLiveCluster(t *testing.T) {
 	}
 	if !slices.Contains(requests.paths(), "/openapi/v3/apis/typecheck.example.com/v1") {
 		t.Errorf("no request of the group version's OpenAPI document: %v", requests.paths())
+	}
+
+	// Mutations are typed after the custom resource too; an embedded resource that keeps
+	// unknown fields takes any.
+	mp := mutatingPolicy(gadgets,
+		"Object{spec: Object.spec{size: 3, color: 'red', port: 'http'}}",
+		"Object{spec: Object.spec{template: Object.spec.template{anything: 1}}}",
+		"Object{spec: Object.spec{sizee: 3}}",
+	)
+	if got := c.MutatingPolicy(mp); len(got) != 1 || got[0].Field != "spec.mutations[2].applyConfiguration.expression" {
+		t.Errorf("mutating policy: want one warning on mutations[2], got %q", got)
+	}
+	if n := calls(); n != 1 {
+		t.Errorf("live called %d times, want 1", n)
+	}
+	for path, n := range requests.counts() {
+		if n != 1 {
+			t.Errorf("%s requested %d times, want once", path, n)
+		}
 	}
 
 	// The server's TypeChecker over the live discovery says the same.

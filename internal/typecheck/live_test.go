@@ -19,14 +19,15 @@ import (
 )
 
 // widgetDocument is the OpenAPI v3 document of example.com/v1, as kube-apiserver publishes it
-// for a custom resource Widget (spec.size, spec.color).
+// for a custom resource Widget (spec.size, spec.color, spec.extra of any fields).
 const widgetDocument = `{"openapi":"3.0.0","components":{"schemas":{
  "com.example.v1.Widget":{"type":"object",
   "x-kubernetes-group-version-kind":[{"group":"example.com","version":"v1","kind":"Widget"}],
   "properties":{
    "apiVersion":{"type":"string"},"kind":{"type":"string"},
    "metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]},
-   "spec":{"type":"object","properties":{"size":{"type":"integer"},"color":{"type":"string"}}}}},
+   "spec":{"type":"object","properties":{"size":{"type":"integer"},"color":{"type":"string"},
+     "extra":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}},
  "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{
    "name":{"type":"string"},"labels":{"type":"object","additionalProperties":{"type":"string"}}}}}}}`
 

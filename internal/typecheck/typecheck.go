@@ -2,11 +2,19 @@
 // of the kinds they match, as kube-apiserver does after storing a ValidatingAdmissionPolicy
 // (status.typeChecking), but at plan: with the server's own type checker
 // (k8s.io/apiserver pkg/admission/plugin/policy/validating TypeChecker) and in its words.
+// MutatingAdmissionPolicy has no type checker at the server; MutatingPolicy builds one from
+// the same pieces (mutating.go).
 //
-// The schemas of the built-in kinds are embedded (a snapshot of kube-apiserver's discovery and
-// OpenAPI v3, see generate.go), so a policy that matches only built-in kinds is checked with no
-// cluster and no request. Other kinds (custom resources) are looked up in the cluster, whose
-// discovery and OpenAPI documents a Checker fetches at most once.
+// The schemas of the built-in kinds are embedded: a snapshot of kube-apiserver's discovery and
+// OpenAPI v3, trimmed to what CEL types are built from (internal/snapshot), taken by
+// `go generate ./internal/typecheck` from the local control plane of the acceptance tests
+// (internal/gen) and kept fresh by TestAccBuiltinIsFresh. So a policy that matches only
+// built-in kinds is checked with no cluster and no request. Other kinds (custom resources) are
+// looked up in the cluster, whose discovery and OpenAPI documents a Checker fetches at most
+// once.
+//
+// Type checking fails soft: a kind or paramKind that does not resolve is not checked (params
+// is then dyn), and no failure of the CEL libraries becomes more than a missing warning.
 package typecheck
 
 import (
@@ -15,6 +23,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/client-go/discovery"
 )
 
@@ -40,11 +50,20 @@ type Checker struct {
 	// their expressions ("" for none): Terraform may check the same policy more than once.
 	contexts *cache[*validating.TypeCheckingContext]
 	results  *cache[string]
+
+	// declTypes are the CEL types of kinds, envs the environments of mutations per kind.
+	declTypes *cache[*apiservercel.DeclType]
+	envs      *cache[*environment.EnvSet]
 }
 
-// maxContexts bounds Checker.contexts: one context of a policy matching deployments holds
-// their CEL types, about a megabyte.
-const maxContexts = 64
+// The caches of a Checker forget everything when full, so these bound its memory. A typed
+// context holds the CEL types of every kind its policy matches, some 0.7 MB for deployments;
+// a mutation environment of one kind about 2 MB; a kind's CEL type some 0.3 MB.
+const (
+	maxContexts  = 16
+	maxEnvs      = 16
+	maxDeclTypes = 32
+)
 
 // maxResults bounds Checker.results.
 const maxResults = 4096
@@ -53,9 +72,11 @@ const maxResults = 4096
 // policy matches a kind that is not built in, to get discovery + OpenAPI v3 for CRDs.
 func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
 	c := &Checker{
-		schemas:  map[schema.GroupVersionKind]resolved{},
-		contexts: newCache[*validating.TypeCheckingContext](maxContexts),
-		results:  newCache[string](maxResults),
+		schemas:   map[schema.GroupVersionKind]resolved{},
+		contexts:  newCache[*validating.TypeCheckingContext](maxContexts),
+		results:   newCache[string](maxResults),
+		declTypes: newCache[*apiservercel.DeclType](maxDeclTypes),
+		envs:      newCache[*environment.EnvSet](maxEnvs),
 	}
 	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
 		c.askedLive.Store(true)

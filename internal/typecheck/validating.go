@@ -30,6 +30,13 @@ func (c *Checker) ValidatingPolicy(p *admissionregistrationv1.ValidatingAdmissio
 	for i, a := range p.Spec.AuditAnnotations {
 		out = c.check(out, all, spec.Child("auditAnnotations").Index(i).Child("valueExpression"), a.ValueExpression)
 	}
+	return c.conditionsAndVariables(out, p)
+}
+
+// conditionsAndVariables type-checks the match conditions and the variables of a policy.
+func (c *Checker) conditionsAndVariables(out []Warning, p *admissionregistrationv1.ValidatingAdmissionPolicy) []Warning {
+	spec := field.NewPath("spec")
+	all := c.context(p)
 	for i, m := range p.Spec.MatchConditions {
 		out = c.check(out, all, spec.Child("matchConditions").Index(i).Child("expression"), m.Expression)
 	}

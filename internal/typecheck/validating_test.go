@@ -187,7 +187,7 @@ func TestValidatingPolicyNeverPanics(t *testing.T) {
 	_ = typecheck.New(nil).ValidatingPolicy(p)
 }
 
-func TestValidatingPolicyConcurrent(t *testing.T) {
+func TestConcurrent(t *testing.T) {
 	c := typecheck.New(nil)
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -196,6 +196,11 @@ func TestValidatingPolicyConcurrent(t *testing.T) {
 			got := c.ValidatingPolicy(policy(deployments(), expr))
 			if want := 1 - i%2; len(got) != want {
 				t.Errorf("%s: want %d warnings, got %q", expr, want, got)
+			}
+			mexpr := []string{"Object{spec: Object.spec{replicass: 3}}", "Object{spec: Object.spec{replicas: 3}}"}[i%2]
+			got = c.MutatingPolicy(mutatingPolicy(deployments(), mexpr))
+			if want := 1 - i%2; len(got) != want {
+				t.Errorf("%s: want %d warnings, got %q", mexpr, want, got)
 			}
 		})
 	}

@@ -45,6 +45,8 @@ type kind[H hook] struct {
 
 	paths  func() *apipath.Mapper
 	report object.Reporter
+	// types is the resource's schema type as the codec walks it.
+	types *typeTree
 }
 
 // apiKind is a kind's API as the core uses it.
@@ -79,6 +81,7 @@ func newKind[H hook](k kind[H]) *kind[H] {
 	k.paths = sync.OnceValue(func() *apipath.Mapper {
 		return apipath.New(k.resourceSchema(), k.api.goType, map[string]string{"webhooks": "webhook", "rules": "rule"})
 	})
+	k.types = &typeTree{}
 	k.report = object.Reporter{Kind: k.api.name, Resource: k.api.resource, TypeName: k.typeName, Paths: k.paths, Words: inOurWords}
 	return &k
 }

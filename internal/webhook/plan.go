@@ -6,9 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
@@ -26,28 +29,36 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	create := req.State.Raw.IsNull()
+	// What follows checks a new object, or an object that will change: a
+	// plan that changes nothing needs no check (and costs no request beyond
+	// the refresh), and returns before the plan and configuration are read.
+	// An update is checked as the server checks it, against the prior state,
+	// for the server's version, even without the dry run.
+	dryRun := r.Connected() && r.C.DryRunOnPlan
+	if !create && req.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
+	if create {
+		clearPlannedIdentity(ctx, resp.Identity)
+	}
 	var plan, cfg resourceState[H]
-	if diags := append(req.Plan.Get(ctx, &plan), req.Config.Get(ctx, &cfg)...); diags.HasError() {
+	if diags := append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get), r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...); diags.HasError() {
 		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
 		return
 	}
 	exp := expand(cfg.objectModel)
-	if req.Plan.Raw.Equal(req.State.Raw) {
-		// Nothing will be written: a no-change plan costs no request
-		// beyond the refresh.
-		return
-	}
 	// The server's verdict on this request, a create or an update of what
 	// it stores (the prior state), beyond what ValidateConfig said.
 	obj := validation.Default(exp.Object)
-	var stored *configuration
-	if !req.State.Raw.IsNull() {
+	var prior *configuration
+	if !create {
 		var state resourceState[H]
 		if diags := req.State.Get(ctx, &state); !diags.HasError() {
-			stored = validation.Default(expand(state.objectModel).Object)
+			prior = validation.Default(expand(state.objectModel).Object)
 		}
 	}
-	verdict := validation.AtPlan(validation.WebhookCheck(obj, nil), validation.WebhookCheck(obj, stored), func() validation.Version {
+	verdict := validation.AtPlan(validation.WebhookCheck(obj, nil), validation.WebhookCheck(obj, prior), func() validation.Version {
 		versionCtx, cancel := context.WithTimeout(kube.FailFast(ctx), dryRunTimeout)
 		defer cancel()
 		return r.KubernetesVersion(versionCtx)
@@ -56,7 +67,7 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	if r.kind.report.Verdict(&resp.Diagnostics, verdict, exp.unknownAt); resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.Connected() || !r.C.DryRunOnPlan {
+	if !dryRun {
 		return
 	}
 	if len(exp.Unknown) > 0 {
@@ -72,8 +83,39 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	ctx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, dryRunTimeout))
 	defer cancel()
 
-	_, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
+	stored, err := r.apply(ctx, plan.objectModel, cfg.objectModel, true, &resp.Diagnostics)
 	r.kind.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	if create && err == nil && stored.ResourceVersion == "" {
+		// The server created the object in the dry run: there is none of
+		// that name yet (a dry run over an existing object answers with
+		// its resourceVersion). The planned identity says so to Create.
+		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	}
+}
+
+// The plan of a create names the object's identity only when its dry run
+// found no object of that name; Create then need not ask the server again
+// (the plan that terraform apply makes just before the create is the one it
+// applies). Left null, as when the plan could not reach the server, or by a
+// Terraform without resource identity (before 1.12), Create reads the object
+// first: server-side apply would take over an object of the same name.
+
+// clearPlannedIdentity leaves the planned identity of a create null.
+func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
+	if identity != nil && identity.Schema != nil {
+		identity.Raw = tftypes.NewValue(identity.Schema.Type().TerraformType(ctx), nil)
+	}
+}
+
+// plannedAbsent reports whether the plan of a create found no object named
+// name (its planned identity names it).
+func plannedAbsent(ctx context.Context, identity *tfsdk.ResourceIdentity, name string) bool {
+	if identity == nil || identity.Raw.IsNull() {
+		return false
+	}
+	var planned types.String
+	diags := identity.GetAttribute(ctx, path.Root("name"), &planned)
+	return !diags.HasError() && planned.ValueString() == name
 }
 
 // caBundlePlanModifier plans ca_bundle when the configuration leaves it out:

@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
@@ -34,7 +33,7 @@ func TestAccRequestBudget(t *testing.T) {
 				t.Errorf("%s: %s; requests:\n  %s", what, msg, strings.Join(seen, "\n  "))
 			}
 			t.Logf("figures: %-34s %d requests: %d GET, %d dry runs, %d writes", what, len(rs),
-				count(rs, isGet), count(rs, isDryRun), count(rs, isWrite))
+				faultproxy.Count(rs, faultproxy.IsGet), faultproxy.Count(rs, faultproxy.IsDryRun), faultproxy.Count(rs, faultproxy.IsWrite))
 			p.ResetRecords()
 		}
 	}
@@ -45,7 +44,7 @@ func TestAccRequestBudget(t *testing.T) {
 			{Config: proxiedConfig(t, p, name, 10, "")},
 			{
 				PreConfig: budget("create step", func(rs []faultproxy.Record) string {
-					if n := count(rs, isWrite); n != 1 {
+					if n := faultproxy.Count(rs, faultproxy.IsWrite); n != 1 {
 						return "want exactly 1 write"
 					}
 					return ""
@@ -55,7 +54,7 @@ func TestAccRequestBudget(t *testing.T) {
 			},
 			{
 				PreConfig: budget("no-change plan step", func(rs []faultproxy.Record) string {
-					if len(rs) == 0 || count(rs, isGet) != len(rs) {
+					if len(rs) == 0 || faultproxy.Count(rs, faultproxy.IsGet) != len(rs) {
 						return "want GETs of the object and nothing else"
 					}
 					return ""
@@ -64,10 +63,10 @@ func TestAccRequestBudget(t *testing.T) {
 			},
 			{
 				PreConfig: budget("update step", func(rs []faultproxy.Record) string {
-					if n := count(rs, isWrite); n != 1 {
+					if n := faultproxy.Count(rs, faultproxy.IsWrite); n != 1 {
 						return "want exactly 1 write"
 					}
-					if n := count(rs, isDryRun); n > 2 {
+					if n := faultproxy.Count(rs, faultproxy.IsDryRun); n > 2 {
 						return "want at most 2 dry runs (the plan, and the plan terraform apply makes again)"
 					}
 					return ""
@@ -78,19 +77,3 @@ func TestAccRequestBudget(t *testing.T) {
 		},
 	})
 }
-
-func count(rs []faultproxy.Record, match func(faultproxy.Record) bool) int {
-	n := 0
-	for _, r := range rs {
-		if match(r) {
-			n++
-		}
-	}
-	return n
-}
-
-func isGet(r faultproxy.Record) bool { return r.Method == http.MethodGet }
-
-func isDryRun(r faultproxy.Record) bool { return strings.Contains(r.Query, "dryRun") }
-
-func isWrite(r faultproxy.Record) bool { return r.Method != http.MethodGet && !isDryRun(r) }

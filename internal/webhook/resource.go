@@ -8,10 +8,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
@@ -67,7 +69,7 @@ func (r *webhookResource[H]) Configure(_ context.Context, req resource.Configure
 // can learn the version.
 func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg resourceState[H]
-	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
+	if diags := r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get); diags.HasError() {
 		// A whole block list is unknown (a dynamic block over values known
 		// only at apply): nothing can be judged yet.
 		tflog.Debug(ctx, "skipping validation: configuration not known yet")
@@ -84,8 +86,8 @@ func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.Va
 
 func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan, cfg resourceState[H]
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...)
 	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -96,15 +98,20 @@ func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequ
 	}
 	name := plan.Metadata[0].Name.ValueString()
 
-	existing, err := r.objects().get(ctx, name)
-	if err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-		return
-	}
-	if existing != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-			r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
-		return
+	// Server-side apply would take over an object of the same name: a
+	// create stops at one, unless the dry run of the plan just made found
+	// none (plan.go).
+	if !plannedAbsent(ctx, req.Identity, name) {
+		existing, err := r.objects().get(ctx, name)
+		if err != nil {
+			r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
+			return
+		}
+		if existing != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
+				r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
+			return
+		}
 	}
 
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
@@ -136,7 +143,7 @@ func keepUnconfirmed[H hook](ctx context.Context, plan tfsdk.Plan, name string, 
 
 func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state resourceState[H]
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.State.Raw, &state, req.State.Get)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -166,14 +173,14 @@ func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest,
 		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})...)
+	resp.Diagnostics.Append(r.setState(ctx, &resp.State, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})...)
 	object.SetIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
 }
 
 func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, cfg resourceState[H]
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...)
 	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -192,7 +199,7 @@ func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequ
 
 func (r *webhookResource[H]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceState[H]
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(r.decode(ctx, req.State.Raw, &state, req.State.Get)...)
 	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -214,6 +221,32 @@ func (r *webhookResource[H]) ImportState(ctx context.Context, req resource.Impor
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+}
+
+// decode reads a configuration, plan or state value into a model with the
+// codec (codec.go), or with get (Config.Get, Plan.Get, State.Get) where the
+// codec cannot.
+func (r *webhookResource[H]) decode(ctx context.Context, v tftypes.Value, target *resourceState[H],
+	get func(context.Context, any) diag.Diagnostics) diag.Diagnostics {
+	return decode(ctx, r.schemaType(ctx), v, target, get)
+}
+
+// setState stores a model as the state, as State.Set does.
+func (r *webhookResource[H]) setState(ctx context.Context, state *tfsdk.State, m resourceState[H]) diag.Diagnostics {
+	if raw, ok := encode(ctx, r.schemaType(ctx), m); ok {
+		state.Raw = raw
+		return nil
+	}
+	return state.Set(ctx, m)
+}
+
+// schemaType is the resource's schema type, worked out once per kind.
+func (r *webhookResource[H]) schemaType(ctx context.Context) *typeNode {
+	return r.kind.types.get(ctx, func() attr.Type {
+		var resp resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		return resp.Schema.Type()
+	})
 }
 
 // objects are the API calls on objects of the resource's kind.
@@ -260,7 +293,7 @@ type privateData interface {
 // saveState records what the server stored after a write.
 func (r *webhookResource[H]) saveState(ctx context.Context, obj *configuration, plan, cfg resourceState[H],
 	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
-	diags.Append(state.Set(ctx, resourceState[H]{r.kind.flatten(obj, &plan.objectModel), plan.Timeouts})...)
+	diags.Append(r.setState(ctx, state, resourceState[H]{r.kind.flatten(obj, &plan.objectModel), plan.Timeouts})...)
 	recordOwnership(ctx, cfg, obj.Name, private, identity, diags)
 }
 

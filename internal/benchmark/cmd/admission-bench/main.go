@@ -3,7 +3,13 @@
 // the figures with a description of the machine to bench/results-DATE.md
 // (and the raw figures to .json beside it). `make bench` runs it:
 //
-//	go run ./internal/benchmark/cmd/admission-bench -n 50,200,1000 -gobench
+//	go run ./internal/benchmark/cmd/admission-bench -n 200 -conditions 0 -latency 0,50ms -gobench
+//
+// -conditions sets the match conditions per webhook (4 by default; 0 is the
+// workload hashicorp/kubernetes can write too), -latency runs every size
+// again with that much added to every request (a proxy in front of the
+// server), and -peer tries to build hashicorp/kubernetes from the Go module
+// proxy to measure it beside the others (the report says why it cannot).
 //
 // While developing, a small run is enough, written nowhere:
 //
@@ -62,6 +68,9 @@ func run() error {
 	gobench := flag.Bool("gobench", false, "also run the Go benchmarks of conversion and validation and put their output in the results")
 	pprofDir := flag.String("pprof", "", "serve the provider in-process with CPU and heap profiles written to this directory (timings then differ from the release binary's)")
 	parallelism := flag.Int("parallelism", 0, "terraform -parallelism (0: terraform's default, 10)")
+	conditions := flag.Int("conditions", 4, "match conditions per webhook (0: the workload hashicorp/kubernetes can write too)")
+	latencies := flag.String("latency", "0", "comma-separated latencies added to every request, such as 0,50ms (0: loopback)")
+	tryPeer := flag.Bool("peer", true, "try to build hashicorp/kubernetes from the Go module proxy to measure it too")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, logs, audit logs)")
 	providerRev := flag.String("provider-rev", "", "build the provider from this git revision (a clean export, e.g. HEAD) instead of the working tree")
 	providerSrc := flag.String("provider-src", "", "build the provider from this source tree instead of the module's (to measure a change)")
@@ -85,6 +94,14 @@ func run() error {
 			return fmt.Errorf("-n: bad size %q", s)
 		}
 		sizes = append(sizes, n)
+	}
+	var lats []time.Duration
+	for _, s := range strings.Split(*latencies, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d < 0 {
+			return fmt.Errorf("-latency: bad duration %q", s)
+		}
+		lats = append(lats, d)
 	}
 	if *kubectl == "" {
 		// kubectl of the server's version, built once: the one on PATH
@@ -183,20 +200,31 @@ func run() error {
 		Terraform: *terraform, Kubectl: *kubectl,
 		Provider: provider, Wrapper: wrapper, PprofDir: *pprofDir,
 		Parallelism: *parallelism, WorkDir: work, Log: os.Stderr,
-		CountLog: *countLog, Env: env,
+		CountLog: *countLog, Env: env, Conditions: *conditions,
+	}
+	peer := benchmark.Peer{Reason: "not tried (-peer=false)"}
+	if *tryPeer {
+		fmt.Fprintf(os.Stderr, "trying to build %s from the Go module proxy\n", benchmark.PeerModule)
+		peer = benchmark.BuildPeer(ctx, work, os.Stderr)
+		if peer.Binary == "" {
+			fmt.Fprintf(os.Stderr, "admission-bench: hashicorp/kubernetes not measured: %s\n", peer.Reason)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "load average %s; terraform %s, kubectl %s, %s\n", machine.LoadStart, machine.Terraform, machine.Kubectl, machine.KubeAPIServer)
 
 	var results []benchmark.Result
 	var runErr error
 sizes:
-	for _, n := range sizes {
-		for _, t := range strings.Split(*toolsFlag, ",") {
-			res, err := cfg.Run(ctx, strings.TrimSpace(t), n)
-			results = append(results, res...)
-			if err != nil {
-				runErr = err
-				break sizes
+	for _, lat := range lats {
+		cfg.Latency = lat
+		for _, n := range sizes {
+			for _, t := range strings.Split(*toolsFlag, ",") {
+				res, err := cfg.Run(ctx, strings.TrimSpace(t), n)
+				results = append(results, res...)
+				if err != nil {
+					runErr = err
+					break sizes
+				}
 			}
 		}
 	}
@@ -204,8 +232,8 @@ sizes:
 	var goBench string
 	if *gobench && runErr == nil {
 		fmt.Fprintf(os.Stderr, "Go benchmarks (load average %s)\n", benchmark.LoadAvg())
-		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1",
-			"./internal/mutatingwebhook", "./internal/validation", "./internal/benchmark")
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "3",
+			"./internal/webhook", "./internal/validation", "./internal/benchmark")
 		// The same source as the provider measured.
 		cmd.Dir, cmd.Stderr = source, os.Stderr
 		outb, err := cmd.Output()
@@ -226,7 +254,7 @@ sizes:
 		notesText = string(data)
 	}
 	cmdline := "go run ./internal/benchmark/cmd/admission-bench " + strings.Join(os.Args[1:], " ")
-	md := benchmark.Markdown(machine, strings.TrimSpace(cmdline), results, goBench, notesText)
+	md := benchmark.Markdown(machine, strings.TrimSpace(cmdline), results, peer, goBench, notesText)
 	fmt.Println(md)
 	if *out != "" && len(results) > 0 {
 		dir := *out

@@ -1,0 +1,4 @@
+import {
+  to = admission_mutating_admission_policy.example
+  id = "deployment-defaults.example.com"
+}

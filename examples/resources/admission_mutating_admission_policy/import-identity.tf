@@ -1,0 +1,6 @@
+import {
+  to = admission_mutating_admission_policy.example
+  identity = {
+    name = "deployment-defaults.example.com"
+  }
+}
