@@ -164,7 +164,7 @@ func policyMatchConditionsKept(paramKind, oldParamKind *admissionregistrationv1.
 // apply, the resourceVersion. Only a changed name can fail then ("field is immutable"), with
 // the owner and finalizer rules of an update.
 //
-// The owner references are checked as on create, so a server before 1.36 reports them in its
+// The owner references are checked as on create, so a server before 1.37 reports them in its
 // own form (validateOwnerReferences): here they are left out there.
 func validateMetaUpdate(v Version, meta, old *metav1.ObjectMeta) field.ErrorList {
 	// Server-side apply sends no resourceVersion and updates the stored one.
@@ -187,7 +187,7 @@ func validateMetaUpdate(v Version, meta, old *metav1.ObjectMeta) field.ErrorList
 	// The request handler has dropped repeated owner references (see dedupOwnerReferences).
 	m.OwnerReferences = dedupOwnerReferences(m.OwnerReferences)
 	errs := genericvalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
-	if !v.AtLeast(36) {
+	if !v.AtLeast(37) {
 		errs = slices.DeleteFunc(errs, func(e *field.Error) bool { return strings.HasPrefix(e.Field, "metadata.ownerReferences") })
 	}
 	return errs

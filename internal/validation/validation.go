@@ -169,12 +169,12 @@ func validateObjectMeta(v Version, meta *metav1.ObjectMeta, name string, fldPath
 }
 
 // validateOwnerReferences is genericvalidation.ValidateOwnerReferences of a server of version
-// v. Before 1.36 (k8s.io/apimachinery before v0.36) an owner reference's errors were all
+// v. Before 1.37 (k8s.io/apimachinery before v0.37) an owner reference's errors were all
 // Invalid and named no index (metadata.ownerReferences.uid, "uid must not be empty"; from
 // 1.34 "must not be empty"), and an apiVersion that is not a group/version was "version must
 // not be empty".
 func validateOwnerReferences(v Version, refs []metav1.OwnerReference, fldPath *field.Path) field.ErrorList {
-	if v.AtLeast(36) {
+	if v.AtLeast(37) {
 		return genericvalidation.ValidateOwnerReferences(refs, fldPath)
 	}
 	var errs field.ErrorList
