@@ -194,6 +194,9 @@ func (s *spread) dependsOnVersion() bool {
 // common returns the errors of Assumed's judgement that the oldest and the newest supported
 // servers give too, and so every supported server.
 func common(s *spread) field.ErrorList {
+	if len(s.at(Assumed).Errors) == 0 {
+		return nil // the usual case: no other version need be judged
+	}
 	oldest, newest := keysOf(s.at(OldestSupported).Errors), keysOf(s.at(NewestSupported).Errors)
 	var out field.ErrorList
 	for _, e := range s.at(Assumed).Errors {

@@ -13,6 +13,10 @@
 // kind's Validate function after its Default function, and, for an accepted object, the spec the
 // server would store equal to the one Default makes.
 //
+// The same corpus makes the version matrix (matrix_test.go): each object, as a create and as an
+// update, judged by Validate at each release from 1.31 to 1.37 and by that release's own
+// validation code, run in the oracle of internal/validation/matrix.
+//
 // The package has no code outside its tests. Run it with
 //
 //	TF_ACC=1 go test ./internal/validation/differential/ -v -count=1
