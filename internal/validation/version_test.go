@@ -281,3 +281,17 @@ func TestVersionRanges(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// A new name is a new object: the provider replaces it, so its check is a create's.
+func TestRenameIsCreate(t *testing.T) {
+	stored := valid()
+	renamed := valid()
+	renamed.Name = "other"
+	if errs := WebhookCheck(renamed, stored)(Assumed).Errors; len(errs) != 0 {
+		t.Errorf("a renamed object is checked as an update: %s", dump(errs))
+	}
+	renamed.Name = "other.static.k8s.io"
+	if errs := WebhookCheck(renamed, stored)(Assumed).Errors; len(errs) != 1 || errs[0].Field != "metadata.name" {
+		t.Errorf("a renamed object is not checked as a create: %s", dump(errs))
+	}
+}
