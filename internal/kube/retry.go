@@ -42,13 +42,13 @@ func (c *Client) retry(ctx context.Context, fn func(context.Context) error) erro
 	var lastTransient error
 	for attempt := 1; ; attempt++ {
 		err := fn(ctx)
-		if err != nil && ctx.Err() != nil {
+		if cause := outOfTime(ctx, err); cause != nil {
 			// The time ran out during a request: say so, with the failure
 			// that kept the requests from working.
 			if lastTransient == nil {
 				lastTransient = err
 			}
-			return &RetryError{Attempts: attempt, Last: lastTransient, Cause: ctx.Err()}
+			return &RetryError{Attempts: attempt, Last: lastTransient, Cause: cause}
 		}
 		transient, wait := Transient(err)
 		if err == nil || !transient || (failsFast(ctx) && !answered(err)) {
@@ -69,6 +69,28 @@ func (c *Client) retry(ctx context.Context, fn func(context.Context) error) erro
 		}
 		delay = min(2*delay, b.Max)
 	}
+}
+
+// outOfTime is why a request that failed with err could not be made in the
+// time ctx allows, or nil if that is not why it failed: ctx has ended; or its
+// deadline has passed but its Done channel has not closed yet; or client-go's
+// rate limiter refused to wait past the deadline for its turn
+// (golang.org/x/time/rate.Limiter.Wait, "would exceed context deadline"),
+// which it does before ctx ends.
+func outOfTime(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cause := ctx.Err(); cause != nil {
+		return cause
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	if _, ok := ctx.Deadline(); ok && strings.Contains(err.Error(), "would exceed context deadline") {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 type failFastKey struct{}

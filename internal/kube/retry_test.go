@@ -155,3 +155,36 @@ func TestRetryFailFast(t *testing.T) {
 		t.Errorf("refused without FailFast: err %v after %d retries; want retries until the deadline", err, *retries)
 	}
 }
+
+// A request that fails because the time is up, before the context says so
+// (client-go's rate limiter refuses to wait past the deadline, and a
+// deadline can pass a moment before ctx.Err() reports it), is reported as
+// the time running out, with the failures before it, like one that fails
+// after the context ended.
+func TestRetryOutOfTimeBeforeTheContextSaysSo(t *testing.T) {
+	c, _ := fastClient()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	unavailable := apierrors.NewServiceUnavailable("etcd")
+	attempts := 0
+	err := c.retry(ctx, func(context.Context) error {
+		attempts++
+		if attempts < 3 {
+			return unavailable
+		}
+		return fmt.Errorf("client rate limiter Wait returned an error: %w", errors.New("rate: Wait(n=1) would exceed context deadline"))
+	})
+	var gaveUp *RetryError
+	if !errors.As(err, &gaveUp) || gaveUp.Attempts != 3 || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, unavailable) {
+		t.Fatalf("got %v (%T), want a RetryError after 3 attempts, caused by the deadline, with the 503 as last failure", err, err)
+	}
+
+	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancelPast()
+	if cause := outOfTime(past, errors.New("any failure")); !errors.Is(cause, context.DeadlineExceeded) {
+		t.Fatalf("outOfTime with a past deadline = %v, want context.DeadlineExceeded", cause)
+	}
+	if cause := outOfTime(context.Background(), errors.New("rate: Wait(n=1) would exceed context deadline")); cause != nil {
+		t.Fatalf("outOfTime without a deadline = %v, want nil", cause)
+	}
+}
