@@ -135,15 +135,21 @@ func Transient(err error) (bool, time.Duration) {
 	if d, ok := apierrors.SuggestsClientDelay(err); ok && (apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err)) {
 		return true, time.Duration(d) * time.Second
 	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if code := status.Status().Code; code >= 400 && code < 500 && code != 429 && code != 408 {
+			// A verdict, also when its body is not a Status (client-go's
+			// errors.NewGenericServerResponse, apierrors.IsUnexpectedServerError):
+			// a proxy's 413 page, 400, 401, 403, 404, 409, 422 and the like fail at once.
+			return false, 0
+		}
+	}
 	switch {
 	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
 		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
 		return true, 0
 	}
-	var status apierrors.APIStatus
 	if errors.As(err, &status) {
-		// Any other answer from the server is a verdict: 400, 401, 403,
-		// 404, 409, 422 and the like fail at once.
 		code := status.Status().Code
 		return code == 500 || code == 502 || code == 503 || code == 504, 0
 	}

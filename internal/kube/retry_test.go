@@ -39,6 +39,8 @@ func TestTransient(t *testing.T) {
 		{"404", apierrors.NewNotFound(gr, "x"), false, 0},
 		{"409", apierrors.NewConflict(gr, "x", errors.New("managers")), false, 0},
 		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "MutatingWebhookConfiguration"}, "x", nil), false, 0},
+		{"413 with a body that is no Status", apierrors.NewGenericServerResponse(413, "patch", gr, "x", "<html>413 Request Entity Too Large</html>", 0, true), false, 0},
+		{"502 with a body that is no Status", apierrors.NewGenericServerResponse(502, "patch", gr, "x", "<html>Bad Gateway</html>", 0, true), true, 0},
 		{"canceled", context.Canceled, false, 0},
 		{"x509", errors.New("x509: certificate signed by unknown authority"), false, 0},
 	}
