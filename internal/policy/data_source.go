@@ -56,7 +56,7 @@ func (d *dataSourceBase[S, T]) Configure(_ context.Context, req datasource.Confi
 
 // start bounds ctx by the read timeout of the configuration's timeouts
 // block. It returns the kind's API calls, or nil when diags say why not.
-func (d *dataSourceBase[S, T]) start(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (context.Context, context.CancelFunc, objects[T]) {
+func (d *dataSourceBase[S, T]) start(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (context.Context, context.CancelFunc, object.API[T]) {
 	var t dstimeouts.Value
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
 	client := d.client.Ready(diags)
@@ -98,7 +98,7 @@ func (d *oneDataSource[S, T]) Read(ctx context.Context, req datasource.ReadReque
 	}
 	var name types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
-	obj, err := objects.get(ctx, name.ValueString())
+	obj, err := objects.Get(ctx, name.ValueString())
 	if err != nil {
 		d.kind.report.APIError(&resp.Diagnostics, "read", name.ValueString(), err)
 		return
@@ -147,7 +147,7 @@ func (d *listDataSource[S, T]) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	var selector types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("label_selector"), &selector)...)
-	items, err := objects.list(ctx, selector.ValueString())
+	items, err := objects.List(ctx, selector.ValueString())
 	switch {
 	case apierrors.IsBadRequest(err):
 		resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())

@@ -54,7 +54,7 @@ func (d *dataSourceBase[H]) Configure(_ context.Context, req datasource.Configur
 // start reads the configuration into cfg and bounds ctx by its read
 // timeout. It returns the kind's API calls, or nil when diags say why not.
 func (d *dataSourceBase[H]) start(ctx context.Context, req datasource.ReadRequest, cfg any, readTimeout func() dstimeouts.Value,
-	diags *diag.Diagnostics) (context.Context, context.CancelFunc, objects) {
+	diags *diag.Diagnostics) (context.Context, context.CancelFunc, object.API[configuration]) {
 	diags.Append(req.Config.Get(ctx, cfg)...)
 	client := d.client.Ready(diags)
 	if diags.HasError() {
@@ -102,7 +102,7 @@ func (d *webhookDataSource[H]) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	name := cfg.Name.ValueString()
-	obj, err := objects.get(ctx, name)
+	obj, err := objects.Get(ctx, name)
 	if err != nil {
 		d.kind.report.APIError(&resp.Diagnostics, "read", name, err)
 		return
@@ -162,8 +162,8 @@ func (d *webhookListDataSource[H]) Read(ctx context.Context, req datasource.Read
 // listByLabels lists the kind's objects that match a label selector. A
 // selector the server rejects is reported on label_selector, any other
 // failure as an API error; it returns false when it reported one.
-func (k *kind[H]) listByLabels(ctx context.Context, objs objects, selector string, diags *diag.Diagnostics) ([]configuration, bool) {
-	items, err := objs.list(ctx, selector)
+func (k *kind[H]) listByLabels(ctx context.Context, objs object.API[configuration], selector string, diags *diag.Diagnostics) ([]configuration, bool) {
+	items, err := objs.List(ctx, selector)
 	switch {
 	case err == nil:
 		return items, true
