@@ -28,7 +28,7 @@ type API[T any] interface {
 
 // Kind is one kind of object as the steps that the resources and data
 // sources of every family share reach it (Apply, Absent, Read, Delete,
-// ImportState). Reading a configuration, plan or state into a
+// ImportState, Find, List). Reading a configuration, plan or state into a
 // model, and writing a state, stay with the family.
 type Kind[T any] struct {
 	// API is the kind's API calls through a client.
