@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 )
 
 // FieldConflict is one field that another field manager owns with a
@@ -47,25 +49,39 @@ func FieldConflicts(err error) []FieldConflict {
 // ErrConflictReported tells the caller the error is already on diags.
 var ErrConflictReported = errors.New("field manager conflict")
 
-// ResolveConflicts decides what an apply that hit field conflicts does.
+// Apply writes obj with server-side apply (or checks it with a dry run) and
+// returns what the server stored, or the server's error. Field conflicts
+// are resolved or explained on diags (resolveConflicts).
+func (k Kind[T]) Apply(ctx context.Context, c *kube.Client, obj *T, dryRun bool, diags *diag.Diagnostics) (*T, error) {
+	api := k.API(c)
+	stored, err := api.Apply(ctx, obj, dryRun, false)
+	if conflicts := FieldConflicts(err); len(conflicts) > 0 {
+		return k.resolveConflicts(ctx, api, obj, dryRun, conflicts, diags)
+	}
+	return stored, err
+}
+
+// resolveConflicts decides what an apply of obj that hit field conflicts
+// does.
 //
 // A field last written by an imperative update (kubectl edit, a client's
 // update or patch) is drift: the configuration says what it must be, so
-// Terraform takes it back with a forced apply (applyForced), with a warning
-// naming who changed it. A field that another manager declares with
-// server-side apply has a co-owner: that is an error, unless force_conflicts
-// is set. managedFields reads the object's managed fields now.
-func ResolveConflicts[T any](ctx context.Context, kind, name string, dryRun bool, conflicts []FieldConflict,
-	managedFields func(context.Context) ([]metav1.ManagedFieldsEntry, error),
-	applyForced func(context.Context) (*T, error), diags *diag.Diagnostics) (*T, error) {
-	current, err := managedFields(ctx)
+// Terraform takes it back with a forced apply, with a warning naming who
+// changed it. A field that another manager declares with server-side apply
+// has a co-owner: that is an error, unless force_conflicts is set. The
+// object's managed fields are read now.
+func (k Kind[T]) resolveConflicts(ctx context.Context, api API[T], obj *T, dryRun bool, conflicts []FieldConflict, diags *diag.Diagnostics) (*T, error) {
+	name := k.Meta(obj).Name
+	current, err := api.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	appliers := map[string]bool{}
-	for _, mf := range current {
-		if mf.Operation == metav1.ManagedFieldsOperationApply {
-			appliers[mf.Manager] = true
+	if current != nil { // not gone since
+		for _, mf := range k.Meta(current).ManagedFields {
+			if mf.Operation == metav1.ManagedFieldsOperationApply {
+				appliers[mf.Manager] = true
+			}
 		}
 	}
 	var coOwned []FieldConflict
@@ -75,14 +91,14 @@ func ResolveConflicts[T any](ctx context.Context, kind, name string, dryRun bool
 		}
 	}
 	if len(coOwned) > 0 {
-		diags.AddError(fmt.Sprintf("Fields of %s %q are managed by another field manager", kind, name),
+		diags.AddError(fmt.Sprintf("Fields of %s %q are managed by another field manager", k.Report.Kind, name),
 			"Another field manager declares these fields with server-side apply, with other values:\n\n"+describeConflicts(coOwned)+
 				"\n\nEither leave these fields out of the configuration so that the other manager keeps them "+
 				"(an attribute with a server default, such as timeout_seconds or failure_policy, is always applied: set it to the other manager's value instead), "+
 				"or set force_conflicts = true in the provider configuration to take them over (the other manager may set them back).")
 		return nil, ErrConflictReported
 	}
-	forced, err := applyForced(ctx)
+	forced, err := api.Apply(ctx, obj, dryRun, true)
 	if err == nil && !dryRun {
 		diags.AddWarning(fmt.Sprintf("Changes made outside Terraform to %q were reverted", name),
 			"These fields had been changed by others and were set back to the configuration:\n\n"+describeConflicts(conflicts))

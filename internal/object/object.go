@@ -1,6 +1,7 @@
 // Package object is what every resource and data source of an API object
 // shares, whatever its kind: the provider's client, operation timeouts, the
-// resource identity, and diagnostics put on the attribute they are about.
+// resource identity, diagnostics put on the attribute they are about, and
+// the steps of reading, writing, deleting and importing an object (Kind).
 // The families (internal/webhook, internal/policy) build their kinds on it.
 package object
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -53,6 +55,23 @@ func (h *ClientHolder) Ready(diags *diag.Diagnostics) *kube.Client {
 // while the provider's configuration depends on values known only at apply.
 func (h *ClientHolder) Connected() bool { return h.C != nil && h.C.Ready() == nil }
 
+// Begin starts an operation on the cluster once diags hold what reading its
+// configuration, plan or state reported: it returns the client, and ctx
+// bounded by the operation's timeout (def when the timeouts block leaves it
+// out), or a nil client when diags say why the operation cannot go on.
+// cancel is never nil.
+func (h *ClientHolder) Begin(ctx context.Context, timeout Timeout, def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, *kube.Client) {
+	c := h.Ready(diags)
+	if diags.HasError() {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel, timeoutDiags := WithTimeout(ctx, timeout, def)
+	if diags.Append(timeoutDiags...); timeoutDiags.HasError() {
+		return ctx, cancel, nil
+	}
+	return ctx, cancel, c
+}
+
 // Operation timeouts when the timeouts block leaves them out. A write
 // includes waiting for a deletion to finish (finalizers).
 const (
@@ -60,8 +79,13 @@ const (
 	DefaultWriteTimeout = 5 * time.Minute
 )
 
+// Timeout is one operation's timeout in a timeouts block, given the default
+// for when the block leaves it out: a method value such as the Read of a
+// resource's or data source's timeouts.Value.
+type Timeout = func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics)
+
 // WithTimeout bounds an operation by its timeout from the timeouts block.
-func WithTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
+func WithTimeout(ctx context.Context, get Timeout, def time.Duration) (context.Context, context.CancelFunc, diag.Diagnostics) {
 	d, diags := get(ctx, def)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	return ctx, cancel, diags
@@ -102,18 +126,27 @@ func ImportName(ctx context.Context, id string, identity *tfsdk.ResourceIdentity
 	return id
 }
 
-// Unconfirmed is the planned object of a create whose request may have
-// reached the server although no answer came back, with the values only the
-// server knows left empty. Kept as the state beside the error, Terraform
-// taints it, so the next run reads what the server has and replaces it,
-// instead of finding an object it does not know about.
-func Unconfirmed(plan tfsdk.Plan) (tftypes.Value, error) {
-	return tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+// KeepUnconfirmed records a create whose request may have reached the
+// server although no answer came back: the planned object named name, with
+// the values only the server knows left empty, as the state, with its id
+// and identity. Kept as the state beside the error, Terraform taints it, so
+// the next run reads what the server has and replaces it, instead of finding
+// an object it does not know about. It reports false when it could not.
+func KeepUnconfirmed(ctx context.Context, plan tfsdk.Plan, name string, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) bool {
+	raw, err := tftypes.Transform(plan.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {
 			return tftypes.NewValue(v.Type(), nil), nil
 		}
 		return v, nil
 	})
+	if err != nil {
+		diags.AddError("Cannot record the unconfirmed create", err.Error())
+		return false
+	}
+	state.Raw = raw
+	diags.Append(state.SetAttribute(ctx, path.Root("id"), name)...)
+	SetIdentity(ctx, identity, name, diags)
+	return true
 }
 
 // TimeoutsBlock is the timeouts block of a resource: create, read, update

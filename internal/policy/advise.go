@@ -80,7 +80,7 @@ func adviseBinding[S, P any](ctx context.Context, env *planEnv, policies *kind[S
 	if env.client == nil || policyName == "" {
 		return nil
 	}
-	p, err := policies.api.objects(env.client).get(ctx, policyName)
+	p, err := policies.object.API(env.client).Get(ctx, policyName)
 	if err != nil {
 		tflog.Debug(ctx, "cannot read the bound policy; no advice on the binding", map[string]any{"policy": policyName, "error": err.Error()})
 		return nil

@@ -3,8 +3,6 @@ package policy
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 
 	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -13,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 )
@@ -54,20 +52,13 @@ func (d *dataSourceBase[S, T]) Configure(_ context.Context, req datasource.Confi
 	d.client.Set(req.ProviderData, &resp.Diagnostics)
 }
 
-// start bounds ctx by the read timeout of the configuration's timeouts
-// block. It returns the kind's API calls, or nil when diags say why not.
-func (d *dataSourceBase[S, T]) start(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (context.Context, context.CancelFunc, objects[T]) {
+// begin bounds ctx by the read timeout of the configuration's timeouts
+// block (object.ClientHolder.Begin). It returns the client, or nil when
+// diags say why not.
+func (d *dataSourceBase[S, T]) begin(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (context.Context, context.CancelFunc, *kube.Client) {
 	var t dstimeouts.Value
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
-	client := d.client.Ready(diags)
-	if diags.HasError() {
-		return ctx, func() {}, nil
-	}
-	ctx, cancel, timeoutDiags := object.WithTimeout(ctx, t.Read, object.DefaultReadTimeout)
-	if diags.Append(timeoutDiags...); diags.HasError() {
-		return ctx, cancel, nil
-	}
-	return ctx, cancel, d.kind.api.objects(client)
+	return d.client.Begin(ctx, t.Read, object.DefaultReadTimeout, diags)
 }
 
 // objectAttributes is the resource's schema turned read-only.
@@ -81,31 +72,19 @@ func (d *oneDataSource[S, T]) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *oneDataSource[S, T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := d.kind.objectAttributes()
-	attrs["name"] = dsschema.StringAttribute{Required: true, MarkdownDescription: "Name of the " + d.kind.api.name + " to read."}
-	resp.Schema = dsschema.Schema{
-		MarkdownDescription: "Reads one " + d.kind.api.name + " (`admissionregistration.k8s.io/v1`) by name, with every field as the server stores it, read-only metadata included.",
-		Attributes:          attrs,
-		Blocks:              map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
-	}
+	resp.Schema = d.kind.object.DataSourceSchema(ctx, d.kind.objectAttributes())
 }
 
 func (d *oneDataSource[S, T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx, cancel, objects := d.start(ctx, req, &resp.Diagnostics)
+	ctx, cancel, c := d.begin(ctx, req, &resp.Diagnostics)
 	defer cancel()
-	if objects == nil {
+	if c == nil {
 		return
 	}
 	var name types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
-	obj, err := objects.get(ctx, name.ValueString())
-	if err != nil {
-		d.kind.report.APIError(&resp.Diagnostics, "read", name.ValueString(), err)
-		return
-	}
+	obj := d.kind.object.Find(ctx, c, name.ValueString(), &resp.Diagnostics)
 	if obj == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), d.kind.api.name+" not found",
-			"There is no "+d.kind.api.name+" named "+strconv.Quote(name.ValueString())+" in the cluster.")
 		return
 	}
 	resp.State.Raw = req.Config.Raw
@@ -113,7 +92,7 @@ func (d *oneDataSource[S, T]) Read(ctx context.Context, req datasource.ReadReque
 }
 
 func (d *listDataSource[S, T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + plural(d.kind.typeName)
+	resp.TypeName = req.ProviderTypeName + "_" + object.Plural(d.kind.typeName)
 }
 
 func (d *listDataSource[S, T]) itemAttributes() map[string]dsschema.Attribute {
@@ -121,39 +100,19 @@ func (d *listDataSource[S, T]) itemAttributes() map[string]dsschema.Attribute {
 }
 
 func (d *listDataSource[S, T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dsschema.Schema{
-		MarkdownDescription: "Lists " + plural(d.kind.api.name) + " (`admissionregistration.k8s.io/v1`), optionally filtered by a label selector, sorted by name.",
-		Attributes: map[string]dsschema.Attribute{
-			"label_selector": dsschema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Label selector in the `kubectl -l` syntax, such as `team=platform,tier!=test`. All objects when left out.",
-			},
-			"id": dsschema.StringAttribute{Computed: true, MarkdownDescription: "The label selector used (empty for all)."},
-			"items": dsschema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The matching objects.",
-				NestedObject:        dsschema.NestedAttributeObject{Attributes: d.itemAttributes()},
-			},
-		},
-		Blocks: map[string]dsschema.Block{"timeouts": dstimeouts.Block(ctx)},
-	}
+	resp.Schema = d.kind.object.ListDataSourceSchema(ctx, "team=platform,tier!=test", d.itemAttributes())
 }
 
 func (d *listDataSource[S, T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx, cancel, objects := d.start(ctx, req, &resp.Diagnostics)
+	ctx, cancel, c := d.begin(ctx, req, &resp.Diagnostics)
 	defer cancel()
-	if objects == nil {
+	if c == nil {
 		return
 	}
 	var selector types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("label_selector"), &selector)...)
-	items, err := objects.list(ctx, selector.ValueString())
-	switch {
-	case apierrors.IsBadRequest(err):
-		resp.Diagnostics.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
-		return
-	case err != nil:
-		d.kind.report.APIError(&resp.Diagnostics, "list", selector.ValueString(), err)
+	items, ok := d.kind.object.List(ctx, c, selector.ValueString(), &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	itemType := dsschema.NestedAttributeObject{Attributes: d.itemAttributes()}.Type().(types.ObjectType)
@@ -170,15 +129,4 @@ func (d *listDataSource[S, T]) Read(ctx context.Context, req datasource.ReadRequ
 	resp.State.Raw = req.Config.Raw
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), selector.ValueString())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("items"), list)...)
-}
-
-// plural is the plural of a kind or type name: policies, bindings.
-func plural(name string) string {
-	if base, ok := strings.CutSuffix(name, "y"); ok {
-		return base + "ies"
-	}
-	if base, ok := strings.CutSuffix(name, "Y"); ok {
-		return base + "IES"
-	}
-	return name + "s"
 }

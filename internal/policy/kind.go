@@ -64,21 +64,15 @@ type kind[S, T any] struct {
 
 	paths  func() *apipath.Mapper
 	report object.Reporter
+	// object is the kind as the steps shared with the other family reach it.
+	object object.Kind[T]
 }
 
 // apiKind is a kind's API as the core uses it.
 type apiKind[T any] struct {
 	name     string // "ValidatingAdmissionPolicy"
 	resource string // "validatingadmissionpolicies"
-	objects  func(*kube.Client) objects[T]
-}
-
-// objects are the API calls on the objects of a kind.
-type objects[T any] interface {
-	get(ctx context.Context, name string) (*T, error)
-	list(ctx context.Context, labelSelector string) ([]T, error)
-	apply(ctx context.Context, obj *T, dryRun, force bool) (*T, error)
-	delete(ctx context.Context, name string) error
+	objects  func(*kube.Client) object.API[T]
 }
 
 // newAPIKind is the core's view of a kind of the kube client.
@@ -86,7 +80,7 @@ func newAPIKind[T, L, AC any](k kube.Kind[T, L, AC]) apiKind[T] {
 	return apiKind[T]{
 		name:     k.Name,
 		resource: k.Resource,
-		objects:  func(c *kube.Client) objects[T] { return typedObjects[T, L, AC]{kube.For(c, k), k.Name} },
+		objects:  func(c *kube.Client) object.API[T] { return typedObjects[T, L, AC]{kube.For(c, k), k.Name} },
 	}
 }
 
@@ -97,32 +91,23 @@ func newKind[S, T any](k kind[S, T]) *kind[S, T] {
 		return apipath.New(k.resourceSchema(), reflect.TypeFor[T](), nil)
 	})
 	k.report = object.Reporter{Kind: k.api.name, Resource: k.api.resource, TypeName: k.typeName, Paths: k.paths}
+	k.object = object.Kind[T]{API: k.api.objects, Meta: k.meta, Report: k.report}
 	return &k
 }
 
+// typedObjects are the calls of the kube client on objects of type T: its
+// own Get, List and Delete, and an Apply that takes the object itself.
 type typedObjects[T, L, AC any] struct {
 	kube.Objects[T, L, AC]
 	kindName string
 }
 
-func (o typedObjects[T, L, AC]) get(ctx context.Context, name string) (*T, error) {
-	return o.Get(ctx, name)
-}
-
-func (o typedObjects[T, L, AC]) list(ctx context.Context, labelSelector string) ([]T, error) {
-	return o.List(ctx, labelSelector)
-}
-
-func (o typedObjects[T, L, AC]) apply(ctx context.Context, obj *T, dryRun, force bool) (*T, error) {
+func (o typedObjects[T, L, AC]) Apply(ctx context.Context, obj *T, dryRun, force bool) (*T, error) {
 	ac, err := applyConfiguration[AC](obj, o.kindName)
 	if err != nil {
 		return nil, err
 	}
-	return o.Apply(ctx, ac, dryRun, force)
-}
-
-func (o typedObjects[T, L, AC]) delete(ctx context.Context, name string) error {
-	return o.Delete(ctx, name)
+	return o.Objects.Apply(ctx, ac, dryRun, force)
 }
 
 // applyConfiguration is the apply configuration of obj, an object of the

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
@@ -65,9 +64,6 @@ func (r *policyResource[S, T]) Configure(_ context.Context, req resource.Configu
 	r.Set(req.ProviderData, &resp.Diagnostics)
 }
 
-// objects are the API calls on objects of the resource's kind.
-func (r *policyResource[S, T]) objects() objects[T] { return r.kind.api.objects(r.C) }
-
 // ValidateConfig runs the server's rules offline, so that `terraform
 // validate` and every plan fail where the API server would. Rules the
 // server enforces only on a create, and those that depend on the server's
@@ -97,47 +93,24 @@ func (r *policyResource[S, T]) Create(ctx context.Context, req resource.CreateRe
 	plan, diags := readObject[S](ctx, req.Plan)
 	resp.Diagnostics.Append(diags...)
 	t := timeoutsOf(ctx, req.Plan, &resp.Diagnostics)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, t.Create, object.DefaultWriteTimeout)
+	ctx, cancel, c := r.Begin(ctx, t.Create, object.DefaultWriteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if c == nil {
 		return
 	}
 	name := plan.name()
-	existing, err := r.objects().get(ctx, name)
-	if err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-		return
-	}
-	if existing != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-			r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
+	if !r.kind.object.Absent(ctx, c, name, &resp.Diagnostics) {
 		return
 	}
 	obj, err := r.apply(ctx, plan, false, &resp.Diagnostics)
 	if err != nil {
 		r.kind.report.APIError(&resp.Diagnostics, "create", name, err)
 		if kube.MayHaveWritten(err) {
-			r.keepUnconfirmed(ctx, req.Plan, name, resp)
+			object.KeepUnconfirmed(ctx, req.Plan, name, &resp.State, resp.Identity, &resp.Diagnostics)
 		}
 		return
 	}
 	r.save(ctx, obj, plan, req.Plan.Raw, &resp.State, resp.Identity, &resp.Diagnostics)
-}
-
-// keepUnconfirmed records a create that may have reached the server
-// although no answer came back (object.Unconfirmed).
-func (r *policyResource[S, T]) keepUnconfirmed(ctx context.Context, plan tfsdk.Plan, name string, resp *resource.CreateResponse) {
-	raw, err := object.Unconfirmed(plan)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
-		return
-	}
-	resp.State.Raw = raw
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
-	object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 }
 
 func (r *policyResource[S, T]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -147,43 +120,18 @@ func (r *policyResource[S, T]) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.Connected() {
-		// The connection is not known until apply; keep the state as it is.
-		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, t.Read, object.DefaultReadTimeout)
-	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	name := state.name()
-	obj, err := r.objects().get(ctx, name)
-	if err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-		return
-	}
-	if obj == nil {
-		tflog.Warn(ctx, r.kind.api.name+" is gone; removing it from state", map[string]any{"name": name})
-		resp.State.RemoveResource(ctx)
-		// Terraform 1.11 wants an identity even for a removed resource.
-		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
-		return
-	}
-	resp.Diagnostics.Append(r.kind.write(ctx, &resp.State, obj, &state)...)
-	object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	r.kind.object.Read(ctx, &r.ClientHolder, state.name(), t.Read, func(ctx context.Context, obj *T) diag.Diagnostics {
+		return r.kind.write(ctx, &resp.State, obj, &state)
+	}, resp)
 }
 
 func (r *policyResource[S, T]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, diags := readObject[S](ctx, req.Plan)
 	resp.Diagnostics.Append(diags...)
 	t := timeoutsOf(ctx, req.Plan, &resp.Diagnostics)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, t.Update, object.DefaultWriteTimeout)
+	ctx, cancel, c := r.Begin(ctx, t.Update, object.DefaultWriteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if c == nil {
 		return
 	}
 	obj, err := r.apply(ctx, plan, false, &resp.Diagnostics)
@@ -198,48 +146,18 @@ func (r *policyResource[S, T]) Delete(ctx context.Context, req resource.DeleteRe
 	state, diags := readObject[S](ctx, req.State)
 	resp.Diagnostics.Append(diags...)
 	t := timeoutsOf(ctx, req.State, &resp.Diagnostics)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, t.Delete, object.DefaultWriteTimeout)
-	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	name := state.name()
-	if err := r.objects().delete(ctx, name); err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "delete", name, err)
-	}
+	r.kind.object.Delete(ctx, &r.ClientHolder, state.name(), t.Delete, &resp.Diagnostics)
 }
 
 func (r *policyResource[S, T]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name := object.ImportName(ctx, req.ID, req.Identity, &resp.Diagnostics)
-	if name == "" {
-		resp.Diagnostics.AddError("Missing name", "Import a "+r.kind.api.name+" by its name, for example: terraform import admission_"+r.kind.typeName+".example my-policy")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	r.kind.object.ImportState(ctx, "my-policy", req, resp)
 }
 
 // apply writes the planned object with server-side apply (or checks it with
-// a dry run) and returns what the server stored, or the server's error.
-// Field conflicts are resolved or explained on diags.
+// a dry run) and returns what the server stored, or the server's error
+// (object.Kind.Apply).
 func (r *policyResource[S, T]) apply(ctx context.Context, plan objectModel[S], dryRun bool, diags *diag.Diagnostics) (*T, error) {
-	obj := r.kind.expand(plan).Object
-	stored, err := r.objects().apply(ctx, obj, dryRun, false)
-	if conflicts := object.FieldConflicts(err); len(conflicts) > 0 {
-		name := r.kind.meta(obj).Name
-		managedFields := func(ctx context.Context) ([]metav1.ManagedFieldsEntry, error) {
-			current, err := r.objects().get(ctx, name)
-			if current == nil {
-				return nil, err
-			}
-			return r.kind.meta(current).ManagedFields, err
-		}
-		applyForced := func(ctx context.Context) (*T, error) { return r.objects().apply(ctx, obj, dryRun, true) }
-		return object.ResolveConflicts(ctx, r.kind.api.name, name, dryRun, conflicts, managedFields, applyForced, diags)
-	}
-	return stored, err
+	return r.kind.object.Apply(ctx, r.C, r.kind.expand(plan).Object, dryRun, diags)
 }
 
 // save records what the server stored after a write: the planned state

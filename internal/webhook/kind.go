@@ -45,6 +45,8 @@ type kind[H hook] struct {
 
 	paths  func() *apipath.Mapper
 	report object.Reporter
+	// object is the kind as the steps shared with the other family reach it.
+	object object.Kind[configuration]
 	// types is the resource's schema type as the codec walks it.
 	types *typeTree
 }
@@ -54,15 +56,9 @@ type apiKind struct {
 	name     string // "MutatingWebhookConfiguration"
 	resource string // "mutatingwebhookconfigurations"
 	goType   reflect.Type
-	objects  func(*kube.Client) objects
-}
-
-// objects are the API calls on the objects of a kind, in the core's form.
-type objects interface {
-	get(ctx context.Context, name string) (*configuration, error)
-	list(ctx context.Context, labelSelector string) ([]configuration, error)
-	apply(ctx context.Context, obj *configuration, dryRun, force bool) (*configuration, error)
-	delete(ctx context.Context, name string) error
+	// objects are the API calls on the objects of the kind, in the core's
+	// form.
+	objects func(*kube.Client) object.API[configuration]
 }
 
 // newAPIKind is the core's view of a kind of the kube client.
@@ -71,7 +67,7 @@ func newAPIKind[T, L, AC any](k kube.Kind[T, L, AC]) apiKind {
 		name:     k.Name,
 		resource: k.Resource,
 		goType:   reflect.TypeFor[T](),
-		objects:  func(c *kube.Client) objects { return typedObjects[T, L, AC]{kube.For(c, k), k.Name} },
+		objects:  func(c *kube.Client) object.API[configuration] { return typedObjects[T, L, AC]{kube.For(c, k), k.Name} },
 	}
 }
 
@@ -83,26 +79,31 @@ func newKind[H hook](k kind[H]) *kind[H] {
 	})
 	k.types = &typeTree{}
 	k.report = object.Reporter{Kind: k.api.name, Resource: k.api.resource, TypeName: k.typeName, Paths: k.paths, Words: inOurWords}
+	k.object = object.Kind[configuration]{
+		API:    k.api.objects,
+		Meta:   func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
+		Report: k.report,
+	}
 	return &k
 }
 
 // typedObjects are the calls of the kube client on objects of type T,
 // converted to and from the core's form.
 type typedObjects[T, L, AC any] struct {
-	kube.Objects[T, L, AC]
+	typed    kube.Objects[T, L, AC]
 	kindName string
 }
 
-func (o typedObjects[T, L, AC]) get(ctx context.Context, name string) (*configuration, error) {
-	obj, err := o.Get(ctx, name)
+func (o typedObjects[T, L, AC]) Get(ctx context.Context, name string) (*configuration, error) {
+	obj, err := o.typed.Get(ctx, name)
 	if err != nil || obj == nil {
 		return nil, err
 	}
 	return toCore(obj)
 }
 
-func (o typedObjects[T, L, AC]) list(ctx context.Context, labelSelector string) ([]configuration, error) {
-	items, err := o.List(ctx, labelSelector)
+func (o typedObjects[T, L, AC]) List(ctx context.Context, labelSelector string) ([]configuration, error) {
+	items, err := o.typed.List(ctx, labelSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -117,20 +118,20 @@ func (o typedObjects[T, L, AC]) list(ctx context.Context, labelSelector string) 
 	return out, nil
 }
 
-func (o typedObjects[T, L, AC]) apply(ctx context.Context, obj *configuration, dryRun, force bool) (*configuration, error) {
+func (o typedObjects[T, L, AC]) Apply(ctx context.Context, obj *configuration, dryRun, force bool) (*configuration, error) {
 	ac, err := applyConfiguration[AC](obj, o.kindName)
 	if err != nil {
 		return nil, err
 	}
-	stored, err := o.Apply(ctx, ac, dryRun, force)
+	stored, err := o.typed.Apply(ctx, ac, dryRun, force)
 	if err != nil {
 		return nil, err
 	}
 	return toCore(stored)
 }
 
-func (o typedObjects[T, L, AC]) delete(ctx context.Context, name string) error {
-	return o.Delete(ctx, name)
+func (o typedObjects[T, L, AC]) Delete(ctx context.Context, name string) error {
+	return o.typed.Delete(ctx, name)
 }
 
 // applyConfiguration is the apply configuration of obj as an object of the

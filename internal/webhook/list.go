@@ -82,7 +82,7 @@ func (l *webhookListResource[H]) List(ctx context.Context, req fwlist.ListReques
 	// timeout of a read.
 	ctx, cancel := context.WithTimeout(ctx, object.DefaultReadTimeout)
 	defer cancel()
-	items, ok := l.kind.listByLabels(ctx, l.kind.api.objects(client), cfg.LabelSelector.ValueString(), &diags)
+	items, ok := l.kind.object.List(ctx, client, cfg.LabelSelector.ValueString(), &diags)
 	if !ok {
 		stream.Results = fwlist.ListResultsStreamDiagnostics(diags)
 		return

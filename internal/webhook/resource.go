@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -88,57 +87,27 @@ func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequ
 	var plan, cfg resourceState[H]
 	resp.Diagnostics.Append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get)...)
 	resp.Diagnostics.Append(r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, plan.Timeouts.Create, object.DefaultWriteTimeout)
+	ctx, cancel, c := r.Begin(ctx, plan.Timeouts.Create, object.DefaultWriteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if c == nil {
 		return
 	}
 	name := plan.Metadata[0].Name.ValueString()
-
 	// Server-side apply would take over an object of the same name: a
-	// create stops at one, unless the dry run of the plan just made found
-	// none (plan.go).
-	if !plannedAbsent(ctx, req.Identity, name) {
-		existing, err := r.objects().get(ctx, name)
-		if err != nil {
-			r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-			return
-		}
-		if existing != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("metadata").AtListIndex(0).AtName("name"),
-				r.kind.api.name+" already exists", r.kind.report.AlreadyExists(name))
-			return
-		}
+	// create stops at one (Absent), unless the dry run of the plan just
+	// made found none (plan.go).
+	if !plannedAbsent(ctx, req.Identity, name) && !r.kind.object.Absent(ctx, c, name, &resp.Diagnostics) {
+		return
 	}
-
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
 	if err != nil {
 		r.kind.report.APIError(&resp.Diagnostics, "create", name, err)
-		if kube.MayHaveWritten(err) {
-			keepUnconfirmed(ctx, req.Plan, name, cfg, resp)
+		if kube.MayHaveWritten(err) && object.KeepUnconfirmed(ctx, req.Plan, name, &resp.State, resp.Identity, &resp.Diagnostics) {
+			recordCABundles(ctx, cfg, resp.Private, &resp.Diagnostics)
 		}
 		return
 	}
 	r.saveState(ctx, obj, plan, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
-}
-
-// keepUnconfirmed records a create whose request may have reached the server
-// although no answer came back: the planned object, with the values only the
-// server knows left empty. Terraform keeps it as tainted beside the error, so
-// the next run reads what the server has and replaces it, instead of finding
-// an object it does not know about.
-func keepUnconfirmed[H hook](ctx context.Context, plan tfsdk.Plan, name string, cfg resourceState[H], resp *resource.CreateResponse) {
-	raw, err := object.Unconfirmed(plan)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot record the unconfirmed create", err.Error())
-		return
-	}
-	resp.State.Raw = raw
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
-	recordOwnership(ctx, cfg, name, resp.Private, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -147,46 +116,22 @@ func (r *webhookResource[H]) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.Connected() {
-		// The connection is not known until apply; keep the state as it is.
-		tflog.Info(ctx, "not refreshing: provider configuration not known yet")
-		return
-	}
 	name := state.ID.ValueString()
 	if name == "" && len(state.Metadata) > 0 {
 		name = state.Metadata[0].Name.ValueString()
 	}
-	ctx, cancel, diags := object.WithTimeout(ctx, state.Timeouts.Read, object.DefaultReadTimeout)
-	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	obj, err := r.objects().get(ctx, name)
-	if err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "read", name, err)
-		return
-	}
-	if obj == nil {
-		tflog.Warn(ctx, r.kind.api.name+" is gone; removing it from state", map[string]any{"name": name})
-		resp.State.RemoveResource(ctx)
-		// Terraform 1.11 wants an identity even for a removed resource.
-		object.SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
-		return
-	}
-	resp.Diagnostics.Append(r.setState(ctx, &resp.State, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})...)
-	object.SetIdentity(ctx, resp.Identity, obj.Name, &resp.Diagnostics)
+	r.kind.object.Read(ctx, &r.ClientHolder, name, state.Timeouts.Read, func(ctx context.Context, obj *configuration) diag.Diagnostics {
+		return r.setState(ctx, &resp.State, resourceState[H]{r.kind.flatten(obj, &state.objectModel), state.Timeouts})
+	}, resp)
 }
 
 func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, cfg resourceState[H]
 	resp.Diagnostics.Append(r.decode(ctx, req.Plan.Raw, &plan, req.Plan.Get)...)
 	resp.Diagnostics.Append(r.decode(ctx, req.Config.Raw, &cfg, req.Config.Get)...)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, plan.Timeouts.Update, object.DefaultWriteTimeout)
+	ctx, cancel, c := r.Begin(ctx, plan.Timeouts.Update, object.DefaultWriteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	if c == nil {
 		return
 	}
 	obj, err := r.apply(ctx, plan.objectModel, cfg.objectModel, false, &resp.Diagnostics)
@@ -200,27 +145,11 @@ func (r *webhookResource[H]) Update(ctx context.Context, req resource.UpdateRequ
 func (r *webhookResource[H]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceState[H]
 	resp.Diagnostics.Append(r.decode(ctx, req.State.Raw, &state, req.State.Get)...)
-	if r.Ready(&resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := object.WithTimeout(ctx, state.Timeouts.Delete, object.DefaultWriteTimeout)
-	defer cancel()
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	name := state.ID.ValueString()
-	if err := r.objects().delete(ctx, name); err != nil {
-		r.kind.report.APIError(&resp.Diagnostics, "delete", name, err)
-	}
+	r.kind.object.Delete(ctx, &r.ClientHolder, state.ID.ValueString(), state.Timeouts.Delete, &resp.Diagnostics)
 }
 
 func (r *webhookResource[H]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name := object.ImportName(ctx, req.ID, req.Identity, &resp.Diagnostics)
-	if name == "" {
-		resp.Diagnostics.AddError("Missing name", "Import a "+r.kind.api.name+" by its name, for example: terraform import admission_"+r.kind.typeName+".example my-webhooks")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	r.kind.object.ImportState(ctx, "my-webhooks", req, resp)
 }
 
 // decode reads a configuration, plan or state value into a model with the
@@ -249,20 +178,14 @@ func (r *webhookResource[H]) schemaType(ctx context.Context) *typeNode {
 	})
 }
 
-// objects are the API calls on objects of the resource's kind.
-func (r *webhookResource[H]) objects() objects { return r.kind.api.objects(r.C) }
-
 // apply writes the planned object with server-side apply (or checks it with
-// a dry run) and returns what the server stored, or the server's error.
-// Field conflicts are resolved or explained on diags.
+// a dry run) and returns what the server stored, or the server's error
+// (object.Kind.Apply). The caBundles the configuration leaves out stay with
+// whoever injects them.
 func (r *webhookResource[H]) apply(ctx context.Context, plan, cfg objectModel[H], dryRun bool, diags *diag.Diagnostics) (*configuration, error) {
 	obj := expand(plan).Object
 	leaveUnsetCABundles(obj, cfg)
-	stored, err := r.objects().apply(ctx, obj, dryRun, false)
-	if conflicts := object.FieldConflicts(err); len(conflicts) > 0 {
-		return r.resolveConflicts(ctx, obj, dryRun, conflicts, diags)
-	}
-	return stored, err
+	return r.kind.object.Apply(ctx, r.C, obj, dryRun, diags)
 }
 
 // leaveUnsetCABundles drops the caBundle of each webhook whose configuration
@@ -294,13 +217,13 @@ type privateData interface {
 func (r *webhookResource[H]) saveState(ctx context.Context, obj *configuration, plan, cfg resourceState[H],
 	private privateData, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	diags.Append(r.setState(ctx, state, resourceState[H]{r.kind.flatten(obj, &plan.objectModel), plan.Timeouts})...)
-	recordOwnership(ctx, cfg, obj.Name, private, identity, diags)
+	recordCABundles(ctx, cfg, private, diags)
+	object.SetIdentity(ctx, identity, obj.Name, diags)
 }
 
-// recordOwnership keeps, beside the state, which webhooks' caBundle the
-// configuration sets (the others belong to whoever injects them), and the
-// resource identity.
-func recordOwnership[H hook](ctx context.Context, cfg resourceState[H], name string, private privateData, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+// recordCABundles keeps, beside the state, which webhooks' caBundle the
+// configuration sets (the others belong to whoever injects them).
+func recordCABundles[H hook](ctx context.Context, cfg resourceState[H], private privateData, diags *diag.Diagnostics) {
 	managed := []string{}
 	for _, w := range cfg.Webhook {
 		if setsCABundle(w) {
@@ -313,5 +236,4 @@ func recordOwnership[H hook](ctx context.Context, cfg resourceState[H], name str
 		return
 	}
 	diags.Append(private.SetKey(ctx, caBundleKey, data)...)
-	object.SetIdentity(ctx, identity, name, diags)
 }
