@@ -55,17 +55,31 @@ func TestLimitMemory(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
 
+	gcBefore := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(gcBefore) })
+
 	unsetForTest(t, "GOMEMLIMIT")
+	unsetForTest(t, "GOGC")
 	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetGCPercent(100)
 	limitMemory()
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit {
 		t.Errorf("limit = %d, want %d", got, memoryLimit)
 	}
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GC percent = %d, want %d", got, gcPercent)
+	}
 
-	t.Setenv("GOMEMLIMIT", "1GiB") // the user's limit, applied by the runtime at start
+	// The user's settings, applied by the runtime at start.
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	t.Setenv("GOGC", "50")
 	debug.SetMemoryLimit(1 << 30)
+	debug.SetGCPercent(50)
 	limitMemory()
 	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
 		t.Errorf("limit = %d with GOMEMLIMIT set, want it left at 1 GiB", got)
+	}
+	if got := debug.SetGCPercent(50); got != 50 {
+		t.Errorf("GC percent = %d with GOGC set, want it left at 50", got)
 	}
 }
