@@ -2,6 +2,7 @@ package validation
 
 import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // The checks of each kind, for Offline and AtPlan: what a server of a version says of a create
@@ -26,54 +27,39 @@ func WebhookCheck(obj, old *admissionregistrationv1.MutatingWebhookConfiguration
 	}
 }
 
-// ValidatingPolicyCheck is the check of a ValidatingAdmissionPolicy.
-func ValidatingPolicyCheck(p, old *admissionregistrationv1.ValidatingAdmissionPolicy) Check {
-	if old != nil && replaced(p.Name, old.Name) {
+// policyCheck is the check of an object of one of the policy kinds, validated by validate:
+// the server warns of a reserved name suffix, nothing else.
+func policyCheck[T any, PT interface {
+	*T
+	GetName() string
+}](obj, old PT, validate func(Version, PT, PT) field.ErrorList) Check {
+	if old != nil && replaced(obj.GetName(), old.GetName()) {
 		old = nil
 	}
 	return func(v Version) Judgement {
 		return Judgement{
-			Errors:   append(ValidateValidatingPolicyAt(v, p, old), SizeErrors(p)...),
-			Warnings: StaticSuffixWarnings(v, p.Name, old != nil),
+			Errors:   append(validate(v, obj, old), SizeErrors(obj)...),
+			Warnings: StaticSuffixWarnings(v, obj.GetName(), old != nil),
 		}
 	}
+}
+
+// ValidatingPolicyCheck is the check of a ValidatingAdmissionPolicy.
+func ValidatingPolicyCheck(p, old *admissionregistrationv1.ValidatingAdmissionPolicy) Check {
+	return policyCheck(p, old, ValidateValidatingPolicyAt)
 }
 
 // ValidatingPolicyBindingCheck is the check of a ValidatingAdmissionPolicyBinding.
 func ValidatingPolicyBindingCheck(b, old *admissionregistrationv1.ValidatingAdmissionPolicyBinding) Check {
-	if old != nil && replaced(b.Name, old.Name) {
-		old = nil
-	}
-	return func(v Version) Judgement {
-		return Judgement{
-			Errors:   append(ValidateValidatingPolicyBindingAt(v, b, old), SizeErrors(b)...),
-			Warnings: StaticSuffixWarnings(v, b.Name, old != nil),
-		}
-	}
+	return policyCheck(b, old, ValidateValidatingPolicyBindingAt)
 }
 
 // MutatingPolicyCheck is the check of a MutatingAdmissionPolicy.
 func MutatingPolicyCheck(p, old *admissionregistrationv1.MutatingAdmissionPolicy) Check {
-	if old != nil && replaced(p.Name, old.Name) {
-		old = nil
-	}
-	return func(v Version) Judgement {
-		return Judgement{
-			Errors:   append(ValidateMutatingPolicyAt(v, p, old), SizeErrors(p)...),
-			Warnings: StaticSuffixWarnings(v, p.Name, old != nil),
-		}
-	}
+	return policyCheck(p, old, ValidateMutatingPolicyAt)
 }
 
 // MutatingPolicyBindingCheck is the check of a MutatingAdmissionPolicyBinding.
 func MutatingPolicyBindingCheck(b, old *admissionregistrationv1.MutatingAdmissionPolicyBinding) Check {
-	if old != nil && replaced(b.Name, old.Name) {
-		old = nil
-	}
-	return func(v Version) Judgement {
-		return Judgement{
-			Errors:   append(ValidateMutatingPolicyBindingAt(v, b, old), SizeErrors(b)...),
-			Warnings: StaticSuffixWarnings(v, b.Name, old != nil),
-		}
-	}
+	return policyCheck(b, old, ValidateMutatingPolicyBindingAt)
 }
