@@ -5,7 +5,7 @@
 # tfplugindocs would build the provider and run `terraform init` itself, which
 # finds no terraform unless one is on PATH, then tries to download one, and
 # does not work with OpenTofu. So this script builds the provider, reads its
-# schema with the Terraform 1.14 of tools/bin.sh through a dev_overrides CLI
+# schema with the Terraform 1.16 of tools/bin.sh through a dev_overrides CLI
 # configuration, with no registry involved, and hands the schema to
 # tfplugindocs. It is always that Terraform, whatever ADMISSION_TF says, so
 # that docs/ does not depend on the CLI: older ones and OpenTofu leave the
@@ -16,7 +16,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CHECKPOINT_DISABLE=1
 
-tf=$(bash tools/bin.sh terraform14)
+tf=$(bash tools/bin.sh terraform16)
 tfplugindocs=$(bash tools/bin.sh tfplugindocs)
 source_addr=seed-a73d233f/admission
 
