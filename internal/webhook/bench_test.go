@@ -51,17 +51,17 @@ func largeObject() *mwc {
 // state as prior model (Read, and the state saved after Create/Update).
 func BenchmarkFlatten(b *testing.B) {
 	obj := largeObject()
-	state := mutating.flatten(obj, nil)
+	state := mutating.FlattenObject(obj, nil)
 	b.Run("import", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mutating.flatten(obj, nil)
+			mutating.FlattenObject(obj, nil)
 		}
 	})
 	b.Run("refresh", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mutating.flatten(obj, &state)
+			mutating.FlattenObject(obj, &state)
 		}
 	})
 }
@@ -69,7 +69,7 @@ func BenchmarkFlatten(b *testing.B) {
 // BenchmarkExpand turns the model (plan or configuration) into the object:
 // ValidateConfig, ModifyPlan, Create and Update each expand once.
 func BenchmarkExpand(b *testing.B) {
-	model := mutating.flatten(largeObject(), nil)
+	model := mutating.FlattenObject(largeObject(), nil)
 	if exp := expand(model); len(exp.Object.Webhooks) != largeWebhooks || len(exp.Unknown) != 0 {
 		b.Fatalf("expand: %d webhooks, %d unknown", len(exp.Object.Webhooks), len(exp.Unknown))
 	}
@@ -83,7 +83,7 @@ func BenchmarkExpand(b *testing.B) {
 // object from the expanded object (a JSON round trip), once per dry run and
 // once per write.
 func BenchmarkApplyConfiguration(b *testing.B) {
-	obj := expand(mutating.flatten(largeObject(), nil)).Object
+	obj := expand(mutating.FlattenObject(largeObject(), nil)).Object
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := convertJSON(obj, &admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration{}); err != nil {

@@ -21,7 +21,7 @@ func fromHashicorpKubernetes(address string) bool {
 	return host != "" && rest == "hashicorp/kubernetes"
 }
 
-// MoveState takes over the state of hashicorp/kubernetes'
+// moveFromHashicorpKubernetes takes over the state of hashicorp/kubernetes'
 // kubernetes_<kind>_v1 resource of the same kind, so that a live webhook
 // changes provider without being deleted and created again. That provider's
 // blocks have the names and nesting of this one's (its schema version 0), so
@@ -29,12 +29,14 @@ func fromHashicorpKubernetes(address string) bool {
 // not (generate_name) are dropped, and the empty strings it stores for
 // optional values left out become null. The refresh that follows reads the
 // rest from the server.
-func (r *webhookResource[H]) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: r.moveFromHashicorpKubernetes}}
+func moveFromHashicorpKubernetes(typeName string) func(context.Context, resource.MoveStateRequest, *resource.MoveStateResponse) {
+	return func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+		moveState(ctx, typeName, req, resp)
+	}
 }
 
-func (r *webhookResource[H]) moveFromHashicorpKubernetes(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+r.kind.typeName+"_v1" {
+func moveState(ctx context.Context, typeName string, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+	if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
 		return // not ours to move: the framework reports that no mover matched
 	}
 	if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {
