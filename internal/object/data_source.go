@@ -186,19 +186,24 @@ func (ds *ListDataSource[M, T]) Read(ctx context.Context, req datasource.ReadReq
 // error that names the selector; it returns false when it reported one.
 func (d *Description[M, T]) list(ctx context.Context, c *kube.Client, selector string, diags *diag.Diagnostics) ([]T, bool) {
 	items, err := d.API.Objects(c).List(ctx, selector)
-	switch {
-	case err == nil:
-		return items, true
-	case apierrors.IsBadRequest(err):
-		diags.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
-	default:
-		summary := "Cannot list " + Plural(d.API.Kind)
-		if selector != "" {
-			summary += " with label selector " + strconv.Quote(selector)
-		}
-		diags.AddError(summary, Explain(err, d.API.Resource))
+	if err != nil {
+		d.listError(selector, err, diags)
+		return nil, false
 	}
-	return nil, false
+	return items, true
+}
+
+// listError reports a failed list of the objects that match selector.
+func (d *Description[M, T]) listError(selector string, err error, diags *diag.Diagnostics) {
+	if apierrors.IsBadRequest(err) {
+		diags.AddAttributeError(path.Root("label_selector"), "Invalid label selector", err.Error())
+		return
+	}
+	summary := "Cannot list " + Plural(d.API.Kind)
+	if selector != "" {
+		summary += " with label selector " + strconv.Quote(selector)
+	}
+	diags.AddError(summary, Explain(err, d.API.Resource))
 }
 
 // Pick keeps the objects named name (all when name is null), sorted by

@@ -1,13 +1,14 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
-	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
-
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 )
 
 // Benchmarks of the conversion between the model and the API object on the
@@ -15,7 +16,7 @@ import (
 // conditions (the API's maximum), 3 rules and both selectors. Every
 // Read flattens, every plan, Create and Update expands; the apply
 // configuration is built for each dry run and apply. They run without a
-// cluster: `go test -run '^$' -bench . -benchmem ./internal/mutatingwebhook`.
+// cluster: `go test -run '^$' -bench . -benchmem ./internal/webhook`.
 // The validation of the same object is BenchmarkValidateLargest in
 // internal/validation.
 
@@ -90,4 +91,56 @@ func BenchmarkApplyConfiguration(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecode reads the state of the largest object into its model, and
+// writes it back, with the provider's codec (object's codec.go, what every
+// resource, data source and list resource of every kind uses) and, for
+// comparison, with the framework's State.Get and State.Set: every plan,
+// refresh and apply of every object does both several times.
+func BenchmarkDecode(b *testing.B) {
+	ctx := context.Background()
+	r := resourceOf(mutating)
+	m := mutating.FlattenObject(largeObject(), nil)
+	sch := schemaOf(b, mutating).Schema
+	state := tfsdk.State{Schema: sch}
+	if diags := state.Set(ctx, resourceState[mutatingHook]{objectModel: m, Timeouts: nullTimeouts(b)}); diags.HasError() {
+		b.Fatal(diags)
+	}
+	b.Run("codec/read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, diags := r.Decode(ctx, state.Raw); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	b.Run("framework/read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var got resourceState[mutatingHook]
+			if diags := state.Get(ctx, &got); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	t := nullTimeouts(b)
+	b.Run("codec/write", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, diags := r.Encode(ctx, &m, t); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	b.Run("framework/write", func(b *testing.B) {
+		b.ReportAllocs()
+		s := resourceState[mutatingHook]{objectModel: m, Timeouts: t}
+		for b.Loop() {
+			out := tfsdk.State{Schema: sch}
+			if diags := out.Set(ctx, s); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
 }
