@@ -79,7 +79,9 @@ func TestCodecMatchesFramework(t *testing.T) {
 			ExpressionWarnings: []admissionregistrationv1.ExpressionWarning{{FieldRef: "spec.validations[0].expression", Warning: "w"}},
 		}}}
 		checkCodec(t, validatingPolicies, p,
-			func(m validatingPolicyModel, to timeouts.Value) validatingPolicyState { return validatingPolicyState{m, to} },
+			func(m validatingPolicyModel, to timeouts.Value) validatingPolicyState {
+				return validatingPolicyState{m, to}
+			},
 			func(s validatingPolicyState) validatingPolicyModel { return s.validatingPolicyModel })
 	})
 	t.Run("ValidatingAdmissionPolicyBinding", func(t *testing.T) {
@@ -108,7 +110,9 @@ func TestCodecMatchesFramework(t *testing.T) {
 	t.Run("MutatingAdmissionPolicyBinding", func(t *testing.T) {
 		b := &mutatingBinding{ObjectMeta: meta, Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "p"}}
 		checkCodec(t, mutatingBindings, b,
-			func(m policyModel[bindingBase], to timeouts.Value) policyState[bindingBase] { return policyState[bindingBase]{m, to} },
+			func(m policyModel[bindingBase], to timeouts.Value) policyState[bindingBase] {
+				return policyState[bindingBase]{m, to}
+			},
 			func(s policyState[bindingBase]) policyModel[bindingBase] { return s.policyModel })
 	})
 }

@@ -100,6 +100,10 @@ type policyKind[S, T any] struct {
 	defaults func(*T) *T
 	check    func(obj, old *T) validation.Check
 	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []validation.Warning
+	// stateMovers, when set, are the resource's state movers
+	// (object.Description.StateMovers): the resources of other providers
+	// whose state moves to this kind's with a `moved` block.
+	stateMovers func(ctx context.Context) []resource.StateMover
 }
 
 // describe describes a kind of the family whose model is M: a policyModel,
@@ -136,9 +140,10 @@ func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k pol
 			}
 			return model(policyModel[S]{Header: h, Spec: []S{k.flattenSpec(obj, ps)}}, obj)
 		},
-		Default: k.defaults,
-		Check:   k.check,
-		Advise:  k.advise,
+		Default:     k.defaults,
+		Check:       k.check,
+		Advise:      k.advise,
+		StateMovers: k.stateMovers,
 	}
 }
 

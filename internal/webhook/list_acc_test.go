@@ -296,6 +296,9 @@ list "admission_validating_webhook_configuration" "helm" {
 	if strings.Contains(gen, unlabelled) {
 		t.Errorf("generated.tf names the unlabelled %s:\n%s", unlabelled, gen)
 	}
+	if found := acctest.ReadOnlyInGeneratedConfig(gen); len(found) > 0 {
+		t.Errorf("generated.tf sets read-only attributes or timeouts %q:\n%s", found, gen)
+	}
 	if t.Failed() {
 		t.FailNow()
 	}
