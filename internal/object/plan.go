@@ -90,9 +90,9 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	name := k.Meta(exp.Object).Name
-	stored, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
+	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
 	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
-	if create && err == nil && k.Meta(stored).ResourceVersion == "" {
+	if create && err == nil && k.Meta(dryRun).ResourceVersion == "" {
 		// The server created the object in the dry run: there is none of
 		// that name yet (a dry run over an existing object answers with
 		// its resourceVersion). The planned identity says so to Create.
