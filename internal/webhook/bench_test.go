@@ -9,6 +9,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // Benchmarks of the conversion between the model and the API object on the
@@ -81,13 +83,13 @@ func BenchmarkExpand(b *testing.B) {
 }
 
 // BenchmarkApplyConfiguration builds the server-side apply request body's
-// object from the expanded object (a JSON round trip), once per dry run and
-// once per write.
+// object from the expanded object (object.ApplyConfiguration, a JSON round
+// trip), once per dry run and once per write.
 func BenchmarkApplyConfiguration(b *testing.B) {
 	obj := expand(mutating.FlattenObject(largeObject(), nil)).Object
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := convertJSON(obj, &admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration{}); err != nil {
+		if _, err := object.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](obj, "MutatingWebhookConfiguration"); err != nil {
 			b.Fatal(err)
 		}
 	}
