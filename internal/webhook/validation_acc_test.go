@@ -195,6 +195,7 @@ func mistakeSteps(t *testing.T, providerBlock string) []resource.TestStep {
 
 // With the cluster reachable (and the dry run on), each mistake fails the plan on its line.
 func TestAccValidationMistakesFailPlan(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps:                    mistakeSteps(t, acctest.ProviderBlock(t)),
@@ -204,6 +205,7 @@ func TestAccValidationMistakesFailPlan(t *testing.T) {
 // Without a cluster and with dry_run_on_plan = false, the same mistakes fail the same way:
 // the offline validation finds them.
 func TestAccValidationMistakesFailPlanWithoutCluster(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps:                    mistakeSteps(t, offlineProvider),
@@ -316,6 +318,7 @@ func validateResourceConfig(t *testing.T, config map[string]any) []*tfprotov6.Di
 
 // Each mistake gives one error, on exactly the attribute that holds it.
 func TestAccValidationDiagnosticsOnAttributePaths(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	changes := map[string]func(hook map[string]any){
 		"webhook name with two segments": func(h map[string]any) { h["name"] = "validation.example" },
 		"timeout over 30 seconds":        func(h map[string]any) { h["timeout_seconds"] = 31 },
