@@ -189,7 +189,8 @@ func hasPathPrefix(p, prefix string) bool {
 	return len(p) > len(prefix) && p[:len(prefix)] == prefix && (p[len(prefix)] == '.' || p[len(prefix)] == '[')
 }
 
-// Expand turns a model (a plan, state or configuration) into an API object.
+// ExpandModel turns a model (a plan, state or configuration) into an API
+// object.
 func (d *Description[M, T]) ExpandModel(m *M) Expansion[T] {
 	x := &tfconv.Expander{}
 	obj := new(T)
