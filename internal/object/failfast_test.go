@@ -38,7 +38,9 @@ func refusing(t *testing.T) *kube.Client {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close() // nothing listens there now
+	if err := l.Close(); err != nil { // nothing listens there now
+		t.Fatal(err)
+	}
 	c, err := kube.NewClient(&rest.Config{Host: "http://" + addr}, kube.Options{})
 	if err != nil {
 		t.Fatal(err)
