@@ -49,14 +49,14 @@ func FieldConflicts(err error) []FieldConflict {
 // ErrConflictReported tells the caller the error is already on diags.
 var ErrConflictReported = errors.New("field manager conflict")
 
-// Apply writes obj with server-side apply (or checks it with a dry run) and
+// apply writes obj with server-side apply (or checks it with a dry run) and
 // returns what the server stored, or the server's error. Field conflicts
 // are resolved or explained on diags (resolveConflicts).
-func (k Kind[T]) Apply(ctx context.Context, c *kube.Client, obj *T, dryRun bool, diags *diag.Diagnostics) (*T, error) {
-	api := k.API(c)
+func (d *Description[M, T]) apply(ctx context.Context, c *kube.Client, obj *T, dryRun bool, diags *diag.Diagnostics) (*T, error) {
+	api := d.API.Objects(c)
 	stored, err := api.Apply(ctx, obj, dryRun, false)
 	if conflicts := FieldConflicts(err); len(conflicts) > 0 {
-		return k.resolveConflicts(ctx, api, obj, dryRun, conflicts, diags)
+		return d.resolveConflicts(ctx, api, obj, dryRun, conflicts, diags)
 	}
 	return stored, err
 }
@@ -70,15 +70,15 @@ func (k Kind[T]) Apply(ctx context.Context, c *kube.Client, obj *T, dryRun bool,
 // changed it. A field that another manager declares with server-side apply
 // has a co-owner: that is an error, unless force_conflicts is set. The
 // object's managed fields are read now.
-func (k Kind[T]) resolveConflicts(ctx context.Context, api API[T], obj *T, dryRun bool, conflicts []FieldConflict, diags *diag.Diagnostics) (*T, error) {
-	name := k.Meta(obj).Name
+func (d *Description[M, T]) resolveConflicts(ctx context.Context, api Objects[T], obj *T, dryRun bool, conflicts []FieldConflict, diags *diag.Diagnostics) (*T, error) {
+	name := d.Meta(obj).Name
 	current, err := api.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	appliers := map[string]bool{}
 	if current != nil { // not gone since
-		for _, mf := range k.Meta(current).ManagedFields {
+		for _, mf := range d.Meta(current).ManagedFields {
 			if mf.Operation == metav1.ManagedFieldsOperationApply {
 				appliers[mf.Manager] = true
 			}
@@ -91,7 +91,7 @@ func (k Kind[T]) resolveConflicts(ctx context.Context, api API[T], obj *T, dryRu
 		}
 	}
 	if len(coOwned) > 0 {
-		diags.AddError(fmt.Sprintf("Fields of %s %q are managed by another field manager", k.Report.Kind, name),
+		diags.AddError(fmt.Sprintf("Fields of %s %q are managed by another field manager", d.API.Kind, name),
 			"Another field manager declares these fields with server-side apply, with other values:\n\n"+describeConflicts(coOwned)+
 				"\n\nEither leave these fields out of the configuration so that the other manager keeps them "+
 				"(an attribute with a server default, such as timeout_seconds or failure_policy, is always applied: set it to the other manager's value instead), "+

@@ -1,8 +1,13 @@
-// Package object is what every resource and data source of an API object
-// shares, whatever its kind: the provider's client, operation timeouts, the
-// resource identity, diagnostics put on the attribute they are about, and
-// the steps of reading, writing, deleting and importing an object (Kind).
-// The families (internal/webhook, internal/policy) build their kinds on it.
+// Package object is the one resource, data source and list resource of
+// every kind of API object the provider manages, written once over a
+// description of the kind (Description: its schema, model, conversion,
+// checks, advice, and the few hooks a family needs). What belongs here is
+// what does not depend on the kind: the CRUD steps and the plan (one dry run,
+// the planned identity, conflict handling, creates kept as tainted when their
+// answer is lost), the codec between Terraform values and models, the
+// provider's client and timeouts, the resource identity, and diagnostics put
+// on the attribute they are about. A kind's family (internal/webhook,
+// internal/policy) holds its descriptions and what only it has.
 package object
 
 import (

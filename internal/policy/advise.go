@@ -9,16 +9,10 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
-
-// planEnv is what the advice at plan may use: the provider's client when the
-// cluster can be reached (nil otherwise).
-type planEnv struct {
-	client *kube.Client
-}
 
 // checkers are the type checkers of the provider's clients (each keeps the
 // schemas it resolved, and fetches its cluster's API at most once), and
@@ -28,14 +22,15 @@ var (
 	offlineChecker = sync.OnceValue(func() *typecheck.Checker { return typecheck.New(nil) })
 )
 
-func (e *planEnv) checker() *typecheck.Checker {
-	if e.client == nil {
+// checker is the type checker of the plan's client.
+func checker(env object.PlanEnv) *typecheck.Checker {
+	if env.Client == nil {
 		return offlineChecker()
 	}
-	if c, ok := checkers.Load(e.client); ok {
+	if c, ok := checkers.Load(env.Client); ok {
 		return c.(*typecheck.Checker)
 	}
-	c, _ := checkers.LoadOrStore(e.client, typecheck.New(e.client.Discovery))
+	c, _ := checkers.LoadOrStore(env.Client, typecheck.New(env.Client.Discovery))
 	return c.(*typecheck.Checker)
 }
 
@@ -54,12 +49,14 @@ func typeChecked(found []typecheck.Warning, afterwards string) []validation.Warn
 	return out
 }
 
-func (e *planEnv) typeCheck(p *validatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().ValidatingPolicy(p), " The server reports the same in status.type_checking once the policy is stored.")
+// typeCheckValidating and typeCheckMutating are the type checker's advice
+// on a policy (defaulted).
+func typeCheckValidating(env object.PlanEnv, p *validatingPolicy) []validation.Warning {
+	return typeChecked(checker(env).ValidatingPolicy(p), " The server reports the same in status.type_checking once the policy is stored.")
 }
 
-func (e *planEnv) typeCheckMutating(p *mutatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().MutatingPolicy(p), "")
+func typeCheckMutating(env object.PlanEnv, p *mutatingPolicy) []validation.Warning {
+	return typeChecked(checker(env).MutatingPolicy(p), "")
 }
 
 // Summaries of the advice at plan.
@@ -75,24 +72,24 @@ const (
 // The server accepts both; the first binds nothing, and with the second every
 // request the binding matches fails the policy (then failure_policy decides).
 // It reads the policy once.
-func adviseBinding[S, P any](ctx context.Context, env *planEnv, policies *kind[S, P], policyName string, hasParamRef bool,
+func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], policyName string, hasParamRef bool,
 	hasParamKind func(*P) bool, failurePolicy func(*P) *admissionregistrationv1.FailurePolicyType) []validation.Warning {
-	if env.client == nil || policyName == "" {
+	if env.Client == nil || policyName == "" {
 		return nil
 	}
-	p, err := policies.object.API(env.client).Get(ctx, policyName)
+	p, err := policies.API.Objects(env.Client).Get(ctx, policyName)
 	if err != nil {
 		tflog.Debug(ctx, "cannot read the bound policy; no advice on the binding", map[string]any{"policy": policyName, "error": err.Error()})
 		return nil
 	}
-	kindName := policies.api.name
+	kindName := policies.API.Kind
 	if p == nil {
 		return []validation.Warning{{
 			Path:    field.NewPath("spec", "policyName"),
 			Summary: summaryNoPolicy,
 			Message: fmt.Sprintf("There is no %s named %q in the cluster, so this binding does nothing until one is created. "+
 				"If the policy is created in the same apply, set policy_name to that resource's id (admission_%s.<name>.id): "+
-				"Terraform then creates the policy first, and this check waits for it.", kindName, policyName, policies.typeName),
+				"Terraform then creates the policy first, and this check waits for it.", kindName, policyName, policies.TypeName),
 		}}
 	}
 	if hasParamKind(p) && !hasParamRef {

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -103,10 +105,10 @@ func TestRoundTrip(t *testing.T) {
 	})
 }
 
-func roundTrip[S, T any](t *testing.T, k *kind[S, T], obj *T) {
+func roundTrip[M object.Model, T any](t *testing.T, k *object.Description[M, T], obj *T) {
 	t.Helper()
-	m := k.flatten(obj, nil)
-	exp := k.expand(m)
+	m := k.FlattenObject(obj, nil)
+	exp := k.ExpandModel(&m)
 	if len(exp.Unknown) > 0 {
 		t.Fatalf("unknown values in a flattened object: %v", exp.Unknown)
 	}
@@ -114,7 +116,7 @@ func roundTrip[S, T any](t *testing.T, k *kind[S, T], obj *T) {
 		t.Errorf("API → model → API changed the object (-read +written):\n%s", diff)
 	}
 	// And the model read again for itself is the same model.
-	if diff := cmp.Diff(m, k.flatten(exp.Object, &m), cmp.Comparer(func(a, b attr.Value) bool { return a.Equal(b) }),
+	if diff := cmp.Diff(m, k.FlattenObject(exp.Object, &m), cmp.Comparer(func(a, b attr.Value) bool { return a.Equal(b) }),
 		cmp.Exporter(func(t reflect.Type) bool { return t.PkgPath() == reflect.TypeFor[policyBase]().PkgPath() })); diff != "" {
 		t.Errorf("model → API → model changed the model (-first +second):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -19,9 +20,8 @@ import (
 
 type mutatingBinding = admissionregistrationv1.MutatingAdmissionPolicyBinding
 
-var mutatingBindings = newKind(kind[bindingBase, mutatingBinding]{
+var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[bindingBase, mutatingBinding]{
 	typeName: "mutating_admission_policy_binding",
-	api:      newAPIKind(kube.MutatingAdmissionPolicyBindings),
 	description: "A `MutatingAdmissionPolicyBinding` (`admissionregistration.k8s.io/v1`): applies a `MutatingAdmissionPolicy` " +
 		"to the requests it matches, with its parameters.",
 	generationDoc:   "the binding's settings",
@@ -41,10 +41,9 @@ var mutatingBindings = newKind(kind[bindingBase, mutatingBinding]{
 	flattenSpec: func(obj *mutatingBinding, prior *bindingBase) bindingBase {
 		return flattenBindingBase(bindingParts{obj.Spec.PolicyName, obj.Spec.ParamRef, obj.Spec.MatchResources}, prior)
 	},
-	check: func(b, old *mutatingBinding) validation.Check {
-		return validation.MutatingPolicyBindingCheck(validation.DefaultMutatingPolicyBinding(b), validation.DefaultMutatingPolicyBinding(old))
-	},
-	advise: func(ctx context.Context, env *planEnv, b *mutatingBinding) []validation.Warning {
+	defaults: validation.DefaultMutatingPolicyBinding,
+	check:    validation.MutatingPolicyBindingCheck,
+	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *mutatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy })

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -47,9 +48,8 @@ func expressionBlock(desc string) schema.ListNestedBlock {
 	}
 }
 
-var mutatingPolicies = newKind(kind[mutatingPolicySpec, mutatingPolicy]{
+var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutatingPolicySpec, mutatingPolicy]{
 	typeName: "mutating_admission_policy",
-	api:      newAPIKind(kube.MutatingAdmissionPolicies),
 	description: "A `MutatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`): CEL mutations the API server applies itself, " +
 		"with no webhook to run. It applies to nothing until a binding (`admission_mutating_admission_policy_binding`) names it. " +
 		"At plan, its expressions are type-checked against the schemas of the kinds it matches.",
@@ -138,10 +138,9 @@ var mutatingPolicies = newKind(kind[mutatingPolicySpec, mutatingPolicy]{
 		}
 		return s
 	},
-	check: func(p, old *mutatingPolicy) validation.Check {
-		return validation.MutatingPolicyCheck(validation.DefaultMutatingPolicy(p), validation.DefaultMutatingPolicy(old))
-	},
-	advise: func(_ context.Context, env *planEnv, p *mutatingPolicy) []validation.Warning {
-		return env.typeCheckMutating(validation.DefaultMutatingPolicy(p))
+	defaults: validation.DefaultMutatingPolicy,
+	check:    validation.MutatingPolicyCheck,
+	advise: func(_ context.Context, env object.PlanEnv, p *mutatingPolicy) []validation.Warning {
+		return typeCheckMutating(env, p)
 	},
 })

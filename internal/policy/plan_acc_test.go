@@ -97,6 +97,7 @@ resource "admission_validating_admission_policy_binding" "b" {
 }
 
 func TestAccBindingWarnings(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	withParams := randomName()
 	policyWithParams(t, withParams)
 
@@ -181,6 +182,7 @@ resource "admission_validating_admission_policy" "p" {
 }
 
 func TestAccPolicyPlanChecks(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	t.Run("a typo in a field name is a type-checking warning on its line", func(t *testing.T) {
 		diags, ok := acctest.Plan(t, acctest.ProviderBlock(t)+deploymentsPolicy("object.spec.replicass <= 5", ""))
 		if !ok {
@@ -259,6 +261,7 @@ resource "admission_mutating_admission_policy" "m" {
 `
 
 func TestAccMutatingPolicyPlanChecks(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	start := time.Now()
 	diags, ok := acctest.Plan(t, acctest.ProviderBlock(t)+fiveKindsMutating)
 	elapsed := time.Since(start)

@@ -49,10 +49,12 @@ resource "admission_validating_admission_policy_binding" "b" {
 }
 
 // The requests each run costs, counted at a proxy in front of the API
-// server. A refresh reads each object once; a plan without changes sends
-// nothing else (no dry run, no type-checking schema, no read of the bound
-// policy); a change writes the changed object once, after at most one dry
-// run per plan, and leaves the other alone.
+// server. A create writes each object once and reads neither before (the
+// dry run of its plan found no object of that name); a refresh reads each
+// object once; a plan without changes sends nothing else (no dry run, no
+// type-checking schema, no read of the bound policy); a change writes the
+// changed object once, after at most one dry run per plan, and leaves the
+// other alone.
 func TestAccPolicyRequestBudget(t *testing.T) {
 	p := acctest.FaultProxy(t)
 	name := randomName()
@@ -87,6 +89,12 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 				PreConfig: budget("create step", func(rs []faultproxy.Record) string {
 					if faultproxy.Count(rs, of(policyPath, faultproxy.IsWrite)) != 1 || faultproxy.Count(rs, of(bindingPath, faultproxy.IsWrite)) != 1 {
 						return "want exactly 1 write of each object"
+					}
+					if n := getsBeforeWrite(rs, policyPath); n != 0 {
+						return fmt.Sprintf("want no GET of the policy before its create, got %d", n)
+					}
+					if n := getsBeforeWrite(rs, bindingPath); n != 0 {
+						return fmt.Sprintf("want no GET of the binding before its create, got %d", n)
 					}
 					return ""
 				}),
@@ -123,4 +131,22 @@ func TestAccPolicyRequestBudget(t *testing.T) {
 			},
 		},
 	})
+}
+
+// getsBeforeWrite counts the GETs of the object at path before its first
+// write (rs are in the order they came).
+func getsBeforeWrite(rs []faultproxy.Record, path string) int {
+	n := 0
+	for _, r := range rs {
+		if !strings.HasSuffix(r.Path, path) {
+			continue
+		}
+		if faultproxy.IsWrite(r) {
+			return n
+		}
+		if faultproxy.IsGet(r) {
+			n++
+		}
+	}
+	return n
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -27,9 +28,8 @@ type validatingBindingSpec struct {
 	ValidationActions types.List `tfsdk:"validation_actions"`
 }
 
-var validatingBindings = newKind(kind[validatingBindingSpec, validatingBinding]{
+var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyKind[validatingBindingSpec, validatingBinding]{
 	typeName: "validating_admission_policy_binding",
-	api:      newAPIKind(kube.ValidatingAdmissionPolicyBindings),
 	description: "A `ValidatingAdmissionPolicyBinding` (`admissionregistration.k8s.io/v1`): applies a `ValidatingAdmissionPolicy` " +
 		"to the requests it matches, with its parameters, and says what a failed validation does.",
 	generationDoc:   "the binding's settings",
@@ -69,10 +69,9 @@ var validatingBindings = newKind(kind[validatingBindingSpec, validatingBinding]{
 			ValidationActions: tfconv.StringList(actions, priorActions),
 		}
 	},
-	check: func(b, old *validatingBinding) validation.Check {
-		return validation.ValidatingPolicyBindingCheck(validation.DefaultValidatingPolicyBinding(b), validation.DefaultValidatingPolicyBinding(old))
-	},
-	advise: func(ctx context.Context, env *planEnv, b *validatingBinding) []validation.Warning {
+	defaults: validation.DefaultValidatingPolicyBinding,
+	check:    validation.ValidatingPolicyBindingCheck,
+	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy })

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -39,9 +39,8 @@ type auditAnnotationModel struct {
 	ValueExpression types.String `tfsdk:"value_expression"`
 }
 
-var validatingPolicies = newKind(kind[validatingPolicySpec, validatingPolicy]{
+var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[validatingPolicySpec, validatingPolicy]{
 	typeName: "validating_admission_policy",
-	api:      newAPIKind(kube.ValidatingAdmissionPolicies),
 	description: "A `ValidatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`): CEL validations the API server evaluates itself, " +
 		"with no webhook to run. It applies to nothing until a binding (`admission_validating_admission_policy_binding`) names it. " +
 		"At plan, its expressions are type-checked against the schemas of the kinds it matches.",
@@ -130,14 +129,23 @@ var validatingPolicies = newKind(kind[validatingPolicySpec, validatingPolicy]{
 		}
 		return s
 	},
-	status: &statusKind[validatingPolicy]{attribute: policyStatusAttribute(), value: policyStatus},
-	check: func(p, old *validatingPolicy) validation.Check {
-		return validation.ValidatingPolicyCheck(validation.DefaultValidatingPolicy(p), validation.DefaultValidatingPolicy(old))
+	defaults: validation.DefaultValidatingPolicy,
+	check:    validation.ValidatingPolicyCheck,
+	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []validation.Warning {
+		return typeCheckValidating(env, p)
 	},
-	advise: func(_ context.Context, env *planEnv, p *validatingPolicy) []validation.Warning {
-		return env.typeCheck(validation.DefaultValidatingPolicy(p))
+}, map[string]schema.Attribute{"status": policyStatusAttribute()},
+	func(m policyModel[validatingPolicySpec], p *validatingPolicy) validatingPolicyModel {
+		return validatingPolicyModel{m, policyStatus(p)}
 	},
-})
+	func(m *validatingPolicyModel) *policyModel[validatingPolicySpec] { return &m.policyModel })
+
+// validatingPolicyModel is a ValidatingAdmissionPolicy, with the status the
+// server computes.
+type validatingPolicyModel struct {
+	policyModel[validatingPolicySpec]
+	Status types.Object `tfsdk:"status"`
+}
 
 // policyStatusAttribute is the read-only status of a ValidatingAdmissionPolicy.
 func policyStatusAttribute() schema.SingleNestedAttribute {
@@ -192,7 +200,7 @@ type conditionModel struct {
 }
 
 // policyStatus is the status attribute's value for p.
-func policyStatus(ctx context.Context, p *validatingPolicy) (types.Object, diag.Diagnostics) {
+func policyStatus(p *validatingPolicy) types.Object {
 	st := p.Status
 	m := policyStatusModel{
 		ObservedGeneration: types.Int64Value(st.ObservedGeneration),
@@ -214,5 +222,7 @@ func policyStatus(ctx context.Context, p *validatingPolicy) (types.Object, diag.
 			LastTransitionTime: types.StringValue(c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z07:00")),
 		})
 	}
-	return types.ObjectValueFrom(ctx, policyStatusAttribute().GetType().(types.ObjectType).AttrTypes, m)
+	// The model has the attribute's shape, so this cannot fail.
+	v, _ := types.ObjectValueFrom(context.Background(), policyStatusAttribute().GetType().(types.ObjectType).AttrTypes, m)
+	return v
 }

@@ -197,7 +197,7 @@ func (p *admissionProvider) DataSources(context.Context) []func() datasource.Dat
 }
 
 func (p *admissionProvider) ListResources(context.Context) []func() list.ListResource {
-	return webhook.ListResources()
+	return append(webhook.ListResources(), policy.ListResources()...)
 }
 
 // unknownSetting names a connection setting whose value is not known yet.

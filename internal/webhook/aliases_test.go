@@ -1,10 +1,15 @@
 package webhook
 
 import (
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // The tests of conversion were written against the mutating kind's model;
@@ -23,3 +28,32 @@ const (
 	defaultReinvocationPolicy = string(admissionregistrationv1.NeverReinvocationPolicy)
 	defaultScope              = matching.DefaultScope
 )
+
+// resourceState is the resource's whole value, as the framework's
+// State.Get and State.Set take it: the object and the timeouts block.
+type resourceState[H hook] struct {
+	objectModel[H]
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// resourceOf is the resource of the kind k.
+func resourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.Resource[objectModel[H], configuration] {
+	return object.NewResource(k)().(*object.Resource[objectModel[H], configuration])
+}
+
+// expand is the mutating kind's expansion of m.
+func expand(m resourceModel) object.Expansion[configuration] { return mutating.ExpandModel(&m) }
+
+// header is the id and metadata of a model.
+func header(id types.String, meta ...metadataModel) object.Header {
+	return object.Header{ID: id, Metadata: meta}
+}
+
+// convertJSON turns one form of an object into another through their JSON.
+func convertJSON(from, to any) error {
+	data, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, to)
+}

@@ -1,13 +1,16 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
-	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
-
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // Benchmarks of the conversion between the model and the API object on the
@@ -15,7 +18,7 @@ import (
 // conditions (the API's maximum), 3 rules and both selectors. Every
 // Read flattens, every plan, Create and Update expands; the apply
 // configuration is built for each dry run and apply. They run without a
-// cluster: `go test -run '^$' -bench . -benchmem ./internal/mutatingwebhook`.
+// cluster: `go test -run '^$' -bench . -benchmem ./internal/webhook`.
 // The validation of the same object is BenchmarkValidateLargest in
 // internal/validation.
 
@@ -51,17 +54,17 @@ func largeObject() *mwc {
 // state as prior model (Read, and the state saved after Create/Update).
 func BenchmarkFlatten(b *testing.B) {
 	obj := largeObject()
-	state := mutating.flatten(obj, nil)
+	state := mutating.FlattenObject(obj, nil)
 	b.Run("import", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mutating.flatten(obj, nil)
+			mutating.FlattenObject(obj, nil)
 		}
 	})
 	b.Run("refresh", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mutating.flatten(obj, &state)
+			mutating.FlattenObject(obj, &state)
 		}
 	})
 }
@@ -69,7 +72,7 @@ func BenchmarkFlatten(b *testing.B) {
 // BenchmarkExpand turns the model (plan or configuration) into the object:
 // ValidateConfig, ModifyPlan, Create and Update each expand once.
 func BenchmarkExpand(b *testing.B) {
-	model := mutating.flatten(largeObject(), nil)
+	model := mutating.FlattenObject(largeObject(), nil)
 	if exp := expand(model); len(exp.Object.Webhooks) != largeWebhooks || len(exp.Unknown) != 0 {
 		b.Fatalf("expand: %d webhooks, %d unknown", len(exp.Object.Webhooks), len(exp.Unknown))
 	}
@@ -80,14 +83,66 @@ func BenchmarkExpand(b *testing.B) {
 }
 
 // BenchmarkApplyConfiguration builds the server-side apply request body's
-// object from the expanded object (a JSON round trip), once per dry run and
-// once per write.
+// object from the expanded object (object.ApplyConfiguration, a JSON round
+// trip), once per dry run and once per write.
 func BenchmarkApplyConfiguration(b *testing.B) {
-	obj := expand(mutating.flatten(largeObject(), nil)).Object
+	obj := expand(mutating.FlattenObject(largeObject(), nil)).Object
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := convertJSON(obj, &admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration{}); err != nil {
+		if _, err := object.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](obj, "MutatingWebhookConfiguration"); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecode reads the state of the largest object into its model, and
+// writes it back, with the provider's codec (object's codec.go, what every
+// resource, data source and list resource of every kind uses) and, for
+// comparison, with the framework's State.Get and State.Set: every plan,
+// refresh and apply of every object does both several times.
+func BenchmarkDecode(b *testing.B) {
+	ctx := context.Background()
+	r := resourceOf(mutating)
+	m := mutating.FlattenObject(largeObject(), nil)
+	sch := schemaOf(b, mutating).Schema
+	state := tfsdk.State{Schema: sch}
+	if diags := state.Set(ctx, resourceState[mutatingHook]{objectModel: m, Timeouts: nullTimeouts(b)}); diags.HasError() {
+		b.Fatal(diags)
+	}
+	b.Run("codec/read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, diags := r.Decode(ctx, state.Raw); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	b.Run("framework/read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var got resourceState[mutatingHook]
+			if diags := state.Get(ctx, &got); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	t := nullTimeouts(b)
+	b.Run("codec/write", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, diags := r.Encode(ctx, &m, t); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	b.Run("framework/write", func(b *testing.B) {
+		b.ReportAllocs()
+		s := resourceState[mutatingHook]{objectModel: m, Timeouts: t}
+		for b.Loop() {
+			out := tfsdk.State{Schema: sch}
+			if diags := out.Set(ctx, s); diags.HasError() {
+				b.Fatal(diags)
+			}
+		}
+	})
 }

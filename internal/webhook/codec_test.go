@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // The codec (codec.go) must read and write exactly what the framework's
@@ -17,31 +18,31 @@ import (
 // shape the fuzz generator makes (null, unknown and empty values, blocks
 // present and absent), for both kinds.
 
-func schemaOf[H hook](t testing.TB, k *kind[H]) resource.SchemaResponse {
+func schemaOf[H hook](t testing.TB, k *object.Description[objectModel[H], configuration]) resource.SchemaResponse {
 	t.Helper()
 	var resp resource.SchemaResponse
-	(&webhookResource[H]{kind: k}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	resourceOf(k).Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	return resp
 }
 
 // checkCodec compares the codec with the framework on m: the value each
 // stores, and the model each reads back from that value.
-func checkCodec[H hook](t testing.TB, k *kind[H], m resourceState[H]) {
+func checkCodec[H hook](t testing.TB, k *object.Description[objectModel[H], configuration], m resourceState[H]) {
 	t.Helper()
 	ctx := context.Background()
-	r := &webhookResource[H]{kind: k}
+	r := resourceOf(k)
 	sch := schemaOf(t, k).Schema
 
 	want := tfsdk.State{Schema: sch}
 	setDiags := want.Set(ctx, m)
-	got, ok := encode(ctx, r.schemaType(ctx), m)
+	got, encodeDiags := r.Encode(ctx, &m.objectModel, m.Timeouts)
 	switch {
-	case setDiags.HasError() && ok:
+	case setDiags.HasError() && !encodeDiags.HasError():
 		t.Fatalf("the codec encoded a model State.Set refuses (%v): %v", setDiags, got)
 	case setDiags.HasError():
-		return // the resource falls back to State.Set, which reports it
-	case !ok:
-		t.Fatalf("the codec cannot encode a model State.Set accepts: %v", want.Raw)
+		return // both refuse it
+	case encodeDiags.HasError():
+		t.Fatalf("the codec cannot encode a model State.Set accepts (%v): %v", encodeDiags, want.Raw)
 	case !got.Equal(want.Raw):
 		diffs, _ := got.Diff(want.Raw)
 		t.Fatalf("codec and State.Set store different values: %v", diffs)
@@ -49,11 +50,10 @@ func checkCodec[H hook](t testing.TB, k *kind[H], m resourceState[H]) {
 
 	var fromFramework, fromCodec resourceState[H]
 	getDiags := want.Get(ctx, &fromFramework)
-	if diags := r.decode(ctx, want.Raw, &fromCodec, func(context.Context, any) diagnostics {
-		t.Fatalf("the codec cannot decode a value State.Get reads (State.Get: %v)", getDiags)
-		return nil
-	}); diags.HasError() {
-		t.Fatal(diags)
+	var diags diagnostics
+	fromCodec.objectModel, fromCodec.Timeouts, diags = r.Decode(ctx, want.Raw)
+	if diags.HasError() {
+		t.Fatalf("the codec cannot decode a value State.Get reads (State.Get: %v): %v", getDiags, diags)
 	}
 	if getDiags.HasError() {
 		t.Fatalf("State.Get fails where the codec reads: %v", getDiags)
@@ -69,7 +69,7 @@ func FuzzCodec(f *testing.F) {
 		m := (&fuzzInput{data: data}).model()
 		for _, mm := range []resourceModel{m, asPlan(m), withUnknownCABundles(asPlan(m))} {
 			checkCodec(t, mutating, resourceState[mutatingHook]{objectModel: mm, Timeouts: nullTimeouts(t)})
-			v := objectModel[webhookModel]{ID: mm.ID, Metadata: mm.Metadata}
+			v := objectModel[webhookModel]{Header: mm.Header}
 			for _, h := range mm.Webhook {
 				v.Webhook = append(v.Webhook, h.webhookModel)
 			}
@@ -89,11 +89,11 @@ func nullTimeouts(t testing.TB) (v timeoutsValue) {
 	return av.(timeoutsValue)
 }
 
-// TestCodecTimeoutsAndFallback covers what the fuzz does not: a timeouts
-// block with values, and a value the codec leaves to the framework (a
-// webhook block list known only at apply, which Config.Get cannot read into
-// a slice either).
-func TestCodecTimeoutsAndFallback(t *testing.T) {
+// TestCodecTimeoutsAndUnknownBlocks covers what the fuzz does not: a
+// timeouts block with values, and a value the model cannot hold (a webhook
+// block list known only at apply, which Config.Get cannot read into a slice
+// either).
+func TestCodecTimeoutsAndUnknownBlocks(t *testing.T) {
 	ctx := context.Background()
 	m := resourceState[mutatingHook]{objectModel: modelState("a.example.com", webhookState("w.example.com")), Timeouts: nullTimeouts(t)}
 	checkCodec(t, mutating, m)
@@ -137,14 +137,13 @@ func TestCodecTimeoutsAndFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := tfsdk.Config{Schema: sch, Raw: unknownHooks}
-	var fellBack bool
-	var got resourceState[mutatingHook]
-	diags := (&webhookResource[mutatingHook]{kind: mutating}).decode(ctx, unknownHooks, &got, func(ctx context.Context, target any) diagnostics {
-		fellBack = true
-		return cfg.Get(ctx, target)
-	})
-	if !fellBack || !diags.HasError() {
-		t.Fatalf("an unknown webhook block list: fell back %v, diagnostics %v; want Config.Get's error", fellBack, diags)
+	var viaFramework resourceState[mutatingHook]
+	if diags := cfg.Get(ctx, &viaFramework); !diags.HasError() {
+		t.Fatal("Config.Get reads an unknown webhook block list into a slice")
+	}
+	got, _, diags := resourceOf(mutating).Decode(ctx, unknownHooks)
+	if !diags.HasError() || len(got.Webhook) != 0 || !got.ID.IsNull() {
+		t.Fatalf("an unknown webhook block list: diagnostics %v, model %+v; want an error and an empty model", diags, got)
 	}
 }
 

@@ -6,53 +6,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 )
 
 // This file converts between the Terraform model and the API object. It does
 // no I/O: model → API → model is the identity for every value the server can
 // store.
-
-// expansion is the result of turning a model into an API object. Unknown
-// holds the API paths whose values are not known yet (during plan); the
-// object carries zero values there.
-type expansion struct {
-	Object  *configuration
-	Unknown []*field.Path
-}
-
-// unknownAt reports whether p is, contains, or lies under an unknown value:
-// a check at such a path would judge a value we do not have.
-func (e *expansion) unknownAt(p string) bool {
-	for _, u := range e.Unknown {
-		us := u.String()
-		if us == p || hasPathPrefix(p, us) || hasPathPrefix(us, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasPathPrefix(p, prefix string) bool {
-	if len(p) <= len(prefix) || p[:len(prefix)] != prefix {
-		return false
-	}
-	return p[len(prefix)] == '.' || p[len(prefix)] == '['
-}
-
-// expand turns a model (a plan, state or configuration) into an API object.
-func expand[H hook](m objectModel[H]) expansion {
-	x := &tfconv.Expander{}
-	obj := &configuration{}
-	if len(m.Metadata) > 0 {
-		obj.ObjectMeta = metadata.Expand(x, m.Metadata[0], field.NewPath("metadata"))
-	}
-	for i, w := range m.Webhook {
-		obj.Webhooks = append(obj.Webhooks, expandWebhook(x, w, field.NewPath("webhooks").Index(i)))
-	}
-	return expansion{Object: obj, Unknown: x.Unknown}
-}
 
 func expandWebhook(x *tfconv.Expander, h hook, p *field.Path) admissionregistrationv1.MutatingWebhook {
 	w := h.base()
@@ -94,22 +54,14 @@ func expandClientConfig(x *tfconv.Expander, c clientConfigModel, p *field.Path) 
 	return cc
 }
 
-// flatten turns an API object into a model. prior, when not nil, is the
-// state or plan the object is read for: it keeps the shape the user wrote
-// where the API cannot tell two forms apart (an empty selector block and no
-// block, an empty list and none), and limits labels, annotations and webhooks
-// to those Terraform manages, since others may add their own.
-func (k *kind[H]) flatten(obj *configuration, prior *objectModel[H]) objectModel[H] {
-	var pm *metadata.Model
-	if prior != nil && len(prior.Metadata) > 0 {
-		pm = &prior.Metadata[0]
-	}
-	m := objectModel[H]{
-		ID:       types.StringValue(obj.Name),
-		Metadata: []metadata.Model{metadata.Flatten(obj.ObjectMeta, pm)},
-	}
+// flatten is the model of obj, whose id and metadata are h (see
+// object.Description.Flatten); newHook makes the kind's webhook model. With a
+// prior model, the webhooks are limited to those Terraform manages, since
+// others may add their own.
+func flatten[H hook](newHook func(webhookModel, types.String) H, h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
+	m := objectModel[H]{Header: h}
 	var priorHooks map[string]*webhookModel
-	if pm != nil {
+	if prior != nil && len(prior.Metadata) > 0 {
 		priorHooks = map[string]*webhookModel{}
 		for _, h := range prior.Webhook {
 			w := h.base()
@@ -124,7 +76,7 @@ func (k *kind[H]) flatten(obj *configuration, prior *objectModel[H]) objectModel
 				continue
 			}
 		}
-		m.Webhook = append(m.Webhook, k.newHook(flattenWebhook(w, pw), types.StringPointerValue((*string)(w.ReinvocationPolicy))))
+		m.Webhook = append(m.Webhook, newHook(flattenWebhook(w, pw), types.StringPointerValue((*string)(w.ReinvocationPolicy))))
 	}
 	return m
 }

@@ -239,7 +239,7 @@ func fuzzSeeds(f *testing.F) {
 }
 
 // FuzzRoundTrip checks API → model → API on objects of any shape: flatten and
-// expand do not panic, and expand(mutating.flatten(obj, nil)).Object is obj, up to
+// expand do not panic, and expand(mutating.FlattenObject(obj, nil)).Object is obj, up to
 // what the server cannot store (see normalize: TypeMeta, read-only metadata,
 // {} and nil selectors, empty and nil lists and maps). It also checks that the
 // read-only metadata is in the model, that a flattened model has no unknown
@@ -250,17 +250,17 @@ func FuzzRoundTrip(f *testing.F) {
 		obj := (&fuzzInput{data: data}).object()
 		before := obj.DeepCopy()
 
-		m := mutating.flatten(obj, nil)
+		m := mutating.FlattenObject(obj, nil)
 		exp := expand(m)
 		if len(exp.Unknown) != 0 {
 			t.Errorf("unknown paths in a flattened model: %v", exp.Unknown)
 		}
-		reportDiff(t, "expand(mutating.flatten(obj, nil)).Object", diffObjects(normalize(obj, true), normalize(exp.Object, true)))
+		reportDiff(t, "expand(mutating.FlattenObject(obj, nil)).Object", diffObjects(normalize(obj, true), normalize(exp.Object, true)))
 		checkComputedMetadata(t, obj, m)
 
 		// A refresh whose prior is that model (every label, annotation and
 		// webhook managed) reads the same model back.
-		reportDiff(t, "mutating.flatten(obj, &mutating.flatten(obj, nil))", diffModels(m, mutating.flatten(obj, &m)))
+		reportDiff(t, "mutating.FlattenObject(obj, &mutating.FlattenObject(obj, nil))", diffModels(m, mutating.FlattenObject(obj, &m)))
 
 		reportDiff(t, "the input object (conversion must not change it)", diffObjects(before, obj))
 	})
@@ -389,7 +389,7 @@ func (in *fuzzInput) model() resourceModel {
 			}),
 		}}
 	})
-	return resourceModel{ID: types.StringValue(name), Metadata: []metadataModel{md}, Webhook: hooks}
+	return resourceModel{Header: header(types.StringValue(name), md), Webhook: hooks}
 }
 
 // FuzzModelRoundTrip checks model → API → model as after an apply: the state

@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
 // These tests hold convert.go to its promise: model → API → model is the
@@ -498,12 +500,12 @@ func TestRoundTripAPIModelAPI(t *testing.T) {
 	for name, obj := range tests {
 		t.Run(name, func(t *testing.T) {
 			before := obj.DeepCopy()
-			m := mutating.flatten(obj, nil)
+			m := mutating.FlattenObject(obj, nil)
 			exp := expand(m)
 			if len(exp.Unknown) != 0 {
 				t.Errorf("unknown paths in a flattened model: %v", exp.Unknown)
 			}
-			reportDiff(t, "expand(mutating.flatten(obj, nil)).Object", diffObjects(normalize(obj, false), normalize(exp.Object, false)))
+			reportDiff(t, "expand(mutating.FlattenObject(obj, nil)).Object", diffObjects(normalize(obj, false), normalize(exp.Object, false)))
 			checkComputedMetadata(t, obj, m)
 			reportDiff(t, "the input object (flatten must not change it)", diffObjects(before, obj))
 		})
@@ -512,7 +514,7 @@ func TestRoundTripAPIModelAPI(t *testing.T) {
 
 // The PEM text is the model's value, unchanged: no base64 in the model.
 func TestFlattenFullObjectValues(t *testing.T) {
-	m := mutating.flatten(fullStoredObject(), nil)
+	m := mutating.FlattenObject(fullStoredObject(), nil)
 	if got := m.Webhook[0].ClientConfig[0].CABundle; !got.Equal(types.StringValue(testPEM + testPEM)) {
 		t.Errorf("ca_bundle: got %s", got)
 	}
@@ -584,8 +586,7 @@ func webhookState(name string) mutatingHook {
 
 func modelState(name string, hooks ...mutatingHook) resourceModel {
 	return resourceModel{
-		ID: sv(name),
-		Metadata: []metadataModel{{
+		Header: header(sv(name), metadataModel{
 			Name:              sv(name),
 			Labels:            nullMap(),
 			Annotations:       nullMap(),
@@ -594,7 +595,7 @@ func modelState(name string, hooks ...mutatingHook) resourceModel {
 			ResourceVersion:   sv("917"),
 			Generation:        types.Int64Value(2),
 			CreationTimestamp: sv("2025-01-02T03:04:05Z"),
-		}},
+		}),
 		Webhook: hooks,
 	}
 }
@@ -659,11 +660,11 @@ func checkModelRoundTrip(t testing.TB, want, plan resourceModel) {
 	t.Helper()
 	exp := expand(plan)
 	stored := serverStore(t, exp.Object, want)
-	reportDiff(t, "mutating.flatten(stored(expand(plan)), &plan)", diffModels(want, mutating.flatten(stored, &plan)))
+	reportDiff(t, "mutating.FlattenObject(stored(expand(plan)), &plan)", diffModels(want, mutating.FlattenObject(stored, &plan)))
 
 	direct := exp.Object.DeepCopy()
 	direct.ObjectMeta = stored.ObjectMeta
-	reportDiff(t, "mutating.flatten(expand(plan).Object, &plan)", diffModels(want, mutating.flatten(direct, &plan)))
+	reportDiff(t, "mutating.FlattenObject(expand(plan).Object, &plan)", diffModels(want, mutating.FlattenObject(direct, &plan)))
 }
 
 func TestRoundTripModelAPIModel(t *testing.T) {
@@ -778,7 +779,7 @@ func TestFlattenCABundleUnknownInPlan(t *testing.T) {
 	plan := withUnknownCABundles(asPlan(want))
 	stored := serverStore(t, expand(plan).Object, want)
 	stored.Webhooks[0].ClientConfig.CABundle = []byte(testPEM)
-	if got := mutating.flatten(stored, &plan).Webhook[0].ClientConfig[0].CABundle; !got.Equal(sv(testPEM)) {
+	if got := mutating.FlattenObject(stored, &plan).Webhook[0].ClientConfig[0].CABundle; !got.Equal(sv(testPEM)) {
 		t.Errorf("injected ca_bundle: want the PEM, got %s", got)
 	}
 }
@@ -802,7 +803,7 @@ func TestFlattenLimitedToPrior(t *testing.T) {
 	prior.Metadata[0].Annotations = nullMap()
 
 	t.Run("prior", func(t *testing.T) {
-		got := mutating.flatten(obj, &prior)
+		got := mutating.FlattenObject(obj, &prior)
 		want := modelState("shared", webhookState("one.example.com"), webhookState("two.example.com"))
 		want.Metadata[0].UID = sv(string(obj.UID))
 		want.Metadata[0].ResourceVersion = sv(obj.ResourceVersion)
@@ -816,14 +817,14 @@ func TestFlattenLimitedToPrior(t *testing.T) {
 		want.Metadata[0].Annotations = nullMap()
 		// The bundle another controller injected is read.
 		want.Webhook[1].ClientConfig[0].CABundle = sv(testPEM)
-		reportDiff(t, "mutating.flatten(obj, &prior)", diffModels(want, got))
+		reportDiff(t, "mutating.FlattenObject(obj, &prior)", diffModels(want, got))
 	})
 
 	t.Run("prior with empty maps", func(t *testing.T) {
 		p := prior
 		p.Metadata = slices.Clone(prior.Metadata)
 		p.Metadata[0].Labels, p.Metadata[0].Annotations = smap(), smap()
-		got := mutating.flatten(obj, &p)
+		got := mutating.FlattenObject(obj, &p)
 		for name, v := range map[string]types.Map{"labels": got.Metadata[0].Labels, "annotations": got.Metadata[0].Annotations} {
 			if !v.Equal(smap()) {
 				t.Errorf("%s: want {} (only others' keys on the server), got %s", name, v)
@@ -832,7 +833,7 @@ func TestFlattenLimitedToPrior(t *testing.T) {
 	})
 
 	t.Run("no prior", func(t *testing.T) {
-		got := mutating.flatten(obj, nil)
+		got := mutating.FlattenObject(obj, nil)
 		var names []string
 		for _, w := range got.Webhook {
 			names = append(names, w.Name.ValueString())
@@ -851,8 +852,8 @@ func TestFlattenLimitedToPrior(t *testing.T) {
 	// After `terraform import` the state holds only the id: everything is
 	// shown, so that the import records the whole object.
 	t.Run("prior with only an id, as after import", func(t *testing.T) {
-		got := mutating.flatten(obj, &resourceModel{ID: sv("shared")})
-		reportDiff(t, "mutating.flatten(obj, &{id})", diffModels(mutating.flatten(obj, nil), got))
+		got := mutating.FlattenObject(obj, &resourceModel{Header: header(sv("shared"))})
+		reportDiff(t, "mutating.FlattenObject(obj, &{id})", diffModels(mutating.FlattenObject(obj, nil), got))
 	})
 }
 
@@ -1004,14 +1005,14 @@ func TestExpandUnknown(t *testing.T) {
 			{"webhook", false},
 			{"meta", false},
 		} {
-			if got := exp.unknownAt(c.path); got != c.want {
+			if got := exp.UnknownAt(c.path); got != c.want {
 				t.Errorf("unknownAt(%q): want %v, got %v", c.path, c.want, got)
 			}
 		}
 	})
 
 	t.Run("unknownAt single path", func(t *testing.T) {
-		e := &expansion{Unknown: []*field.Path{field.NewPath("webhooks").Index(1).Child("rules")}}
+		e := &object.Expansion[configuration]{Unknown: []*field.Path{field.NewPath("webhooks").Index(1).Child("rules")}}
 		for _, c := range []struct {
 			path string
 			want bool
@@ -1026,11 +1027,11 @@ func TestExpandUnknown(t *testing.T) {
 			{"webhooks[10]", false},
 			{"webhooks[0].rules", false},
 		} {
-			if got := e.unknownAt(c.path); got != c.want {
+			if got := e.UnknownAt(c.path); got != c.want {
 				t.Errorf("unknownAt(%q): want %v, got %v", c.path, c.want, got)
 			}
 		}
-		if (&expansion{}).unknownAt("webhooks") {
+		if (&object.Expansion[configuration]{}).UnknownAt("webhooks") {
 			t.Error("unknownAt with no unknown path: want false")
 		}
 	})

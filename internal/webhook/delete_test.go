@@ -58,7 +58,7 @@ func TestDeleteWaitsOnlyForWhatIsLeft(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if err := mutating.object.API(client).Delete(ctx, "a"); err != nil {
+			if err := mutating.API.Objects(client).Delete(ctx, "a"); err != nil {
 				t.Fatal(err)
 			}
 			if got := int(gets.Load()); got != c.wantGets {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
@@ -28,7 +29,7 @@ func TestValidatingKindConversion(t *testing.T) {
 			MatchConditions:         []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "true"}},
 		}},
 	}
-	core, err := toCore(v)
+	core, err := object.As[configuration](v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestValidatingKindConversion(t *testing.T) {
 		t.Errorf("validating → core → validating (-want +got):\n%s", d)
 	}
 
-	ac, err := applyConfiguration[admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration](core, validating.api.name)
+	ac, err := object.ApplyConfiguration[admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration](core, validating.API.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +57,10 @@ func TestValidatingKindConversion(t *testing.T) {
 
 	// The mutating kind's own objects are used as they are.
 	m := &configuration{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
-	if got, _ := toCore(m); got != m {
+	if got, _ := object.As[configuration](m); got != m {
 		t.Error("toCore copied a MutatingWebhookConfiguration")
 	}
-	mac, err := applyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](m, mutating.api.name)
+	mac, err := object.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](m, mutating.API.Kind)
 	if err != nil || *mac.Kind != "MutatingWebhookConfiguration" {
 		t.Errorf("mutating apply configuration: %v, %v", mac, err)
 	}

@@ -191,31 +191,9 @@ list "admission_validating_webhook_configuration" "labelled" {
 // applying that imports them without changing them, after which the plan is
 // empty. Run with the real CLI and the provider binary, as a user would.
 func TestAccListGenerateConfigAdoptsObjects(t *testing.T) {
-	acctest.Cluster(t) // skips outside acceptance runs
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
-	}
-	if v := cliVersion(t, tf); v != "" {
-		t.Skipf("%s: terraform query needs Terraform 1.14 or later", v)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := acctest.DevProvider(t)
+	tf := acctest.TerraformCLI(t)
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	run(t, root, "", "go", "build", "-o", filepath.Join(bin, "terraform-provider-admission"), ".")
-	rc := filepath.Join(work, "dev.tfrc")
-	if err := os.WriteFile(rc, fmt.Appendf(nil, `provider_installation {
-  dev_overrides {
-    "registry.terraform.io/seed-a73d233f/admission" = %q
-  }
-  direct {}
-}
-`, bin), 0o644); err != nil {
-		t.Fatal(err)
-	}
 
 	cs := acctest.Clientset(t)
 	value := sdkacctest.RandString(12)
@@ -296,6 +274,9 @@ list "admission_validating_webhook_configuration" "helm" {
 	if strings.Contains(gen, unlabelled) {
 		t.Errorf("generated.tf names the unlabelled %s:\n%s", unlabelled, gen)
 	}
+	if found := acctest.ReadOnlyInGeneratedConfig(gen); len(found) > 0 {
+		t.Errorf("generated.tf sets read-only attributes or timeouts %q:\n%s", found, gen)
+	}
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -316,31 +297,6 @@ list "admission_validating_webhook_configuration" "helm" {
 	if out, code := runStatus(t, module, rc, tf, "plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Fatalf("the plan after adopting the objects is not empty (exit %d):\n%s\n%s", code, out, gen)
 	}
-}
-
-// cliVersion is empty for a CLI with `terraform query` (Terraform 1.14 or
-// later), else its version, to say why the test skips.
-func cliVersion(t *testing.T, tf string) string {
-	t.Helper()
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	out := run(t, "", "", tf, "version", "-json")
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &v); err != nil {
-		t.Fatalf("%s version -json: %v\n%s", tf, err, out)
-	}
-	var major, minor int
-	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
-		t.Fatalf("%s version -json: version %q: %v", tf, v.Version, err)
-	}
-	name := "Terraform"
-	if strings.HasPrefix(filepath.Base(tf), "tofu") {
-		name = "OpenTofu"
-	}
-	if name == "Terraform" && (major > 1 || major == 1 && minor >= 14) {
-		return ""
-	}
-	return name + " " + v.Version
 }
 
 // queryMessage is a line of `terraform query -json` (Terraform's machine

@@ -40,44 +40,9 @@ func TestListResourcesNameTheResources(t *testing.T) {
 	}
 }
 
-func TestListPick(t *testing.T) {
-	items := func(names ...string) []configuration {
-		var out []configuration
-		for _, n := range names {
-			out = append(out, configuration{ObjectMeta: metav1.ObjectMeta{Name: n}})
-		}
-		return out
-	}
-	names := func(cs []configuration) []string {
-		out := []string{}
-		for _, c := range cs {
-			out = append(out, c.Name)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name  types.String
-		limit int64
-		want  []string
-	}{
-		{types.StringNull(), 0, []string{"a", "a.b", "b", "c"}},
-		{types.StringNull(), 2, []string{"a", "a.b"}},
-		{types.StringNull(), 10, []string{"a", "a.b", "b", "c"}},
-		{types.StringValue("b"), 0, []string{"b"}},
-		{types.StringValue("a"), 0, []string{"a"}}, // a name, not a prefix
-		{types.StringValue("d"), 0, []string{}},
-		{types.StringValue(""), 0, []string{}},
-	} {
-		got := names(pick(items("c", "a.b", "b", "a"), tc.name, tc.limit))
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("pick(name %s, limit %d) = %v, want %v", tc.name, tc.limit, got, tc.want)
-		}
-	}
-}
-
 // listRequest is the request Terraform sends for the list resource of the
 // resource r.
-func listRequest[H hook](t *testing.T, r *webhookResource[H], includeResource bool) fwlist.ListRequest {
+func listRequest[H hook](t *testing.T, r *object.Resource[objectModel[H], configuration], includeResource bool) fwlist.ListRequest {
 	t.Helper()
 	ctx := context.Background()
 	var s resource.SchemaResponse
@@ -115,10 +80,10 @@ func listedObject() *configuration {
 // with no timeouts block, and its identity.
 func TestListResultWithResource(t *testing.T) {
 	ctx := context.Background()
-	req := listRequest(t, &webhookResource[mutatingHook]{kind: mutating}, true)
-	l := &webhookListResource[mutatingHook]{kind: mutating}
+	req := listRequest(t, resourceOf(mutating), true)
+	l := listResourceOf(mutating)
 	obj := listedObject()
-	r := l.result(ctx, req, obj)
+	r := l.Result(ctx, req, obj)
 	if r.Diagnostics.HasError() {
 		t.Fatal(r.Diagnostics)
 	}
@@ -139,7 +104,7 @@ func TestListResultWithResource(t *testing.T) {
 	if !got.Timeouts.IsNull() {
 		t.Errorf("timeouts %v, want null", got.Timeouts)
 	}
-	want := mutating.flatten(obj, nil)
+	want := mutating.FlattenObject(obj, nil)
 	if !got.ID.Equal(want.ID) || len(got.Metadata) != 1 || !got.Metadata[0].Labels.Equal(want.Metadata[0].Labels) ||
 		!got.Metadata[0].ResourceVersion.Equal(types.StringValue("42")) {
 		t.Errorf("resource id %s metadata %+v, want id %s metadata %+v", got.ID, got.Metadata, want.ID, want.Metadata)
@@ -154,9 +119,9 @@ func TestListResultWithResource(t *testing.T) {
 // kind's result has no reinvocation policy.
 func TestListResultWithoutResource(t *testing.T) {
 	ctx := context.Background()
-	req := listRequest(t, &webhookResource[webhookModel]{kind: validating}, false)
-	l := &webhookListResource[webhookModel]{kind: validating}
-	r := l.result(ctx, req, listedObject())
+	req := listRequest(t, resourceOf(validating), false)
+	l := listResourceOf(validating)
+	r := l.Result(ctx, req, listedObject())
 	if r.Diagnostics.HasError() {
 		t.Fatal(r.Diagnostics)
 	}
@@ -169,7 +134,7 @@ func TestListResultWithoutResource(t *testing.T) {
 	}
 
 	req.IncludeResource = true
-	r = l.result(ctx, req, listedObject())
+	r = l.Result(ctx, req, listedObject())
 	var got resourceState[webhookModel]
 	if diags := r.Resource.Get(ctx, &got); diags.HasError() {
 		t.Fatal(diags)
@@ -177,4 +142,9 @@ func TestListResultWithoutResource(t *testing.T) {
 	if len(got.Webhook) != 1 || got.Webhook[0].Name.ValueString() != "sidecar.example.com" {
 		t.Errorf("webhooks %+v", got.Webhook)
 	}
+}
+
+// listResourceOf is the list resource of the kind k.
+func listResourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.ListResource[objectModel[H], configuration] {
+	return object.NewListResource(k)().(*object.ListResource[objectModel[H], configuration])
 }

@@ -1,26 +1,17 @@
 package webhook
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
-
-// resourceState is the resource's configuration, plan and state: the object
-// and the operation timeouts.
-type resourceState[H hook] struct {
-	objectModel[H]
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
 
 // objectModel is the object: what the resource and the data sources hold.
 // Blocks are slices, so an absent block is an empty slice.
 type objectModel[H hook] struct {
-	ID       types.String     `tfsdk:"id"`
-	Metadata []metadata.Model `tfsdk:"metadata"`
-	Webhook  []H              `tfsdk:"webhook"`
+	object.Header
+	Webhook []H `tfsdk:"webhook"`
 }
 
 // hook is the model of one webhook block of a kind: the fields that every

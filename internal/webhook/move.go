@@ -21,7 +21,7 @@ func fromHashicorpKubernetes(address string) bool {
 	return host != "" && rest == "hashicorp/kubernetes"
 }
 
-// MoveState takes over the state of hashicorp/kubernetes'
+// moveFromHashicorpKubernetes takes over the state of hashicorp/kubernetes'
 // kubernetes_<kind>_v1 resource of the same kind, so that a live webhook
 // changes provider without being deleted and created again. That provider's
 // blocks have the names and nesting of this one's (its schema version 0), so
@@ -29,41 +29,39 @@ func fromHashicorpKubernetes(address string) bool {
 // not (generate_name) are dropped, and the empty strings it stores for
 // optional values left out become null. The refresh that follows reads the
 // rest from the server.
-func (r *webhookResource[H]) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: r.moveFromHashicorpKubernetes}}
-}
-
-func (r *webhookResource[H]) moveFromHashicorpKubernetes(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+r.kind.typeName+"_v1" {
-		return // not ours to move: the framework reports that no mover matched
+func moveFromHashicorpKubernetes(typeName string) func(context.Context, resource.MoveStateRequest, *resource.MoveStateResponse) {
+	return func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+		if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
+			return // not ours to move: the framework reports that no mover matched
+		}
+		if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {
+			resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName,
+				"Only the state of schema version 0 of hashicorp/kubernetes' "+req.SourceTypeName+" can be moved; "+
+					"remove it from the state (a removed block) and import the object instead.")
+			return
+		}
+		typ := resp.TargetState.Schema.Type().TerraformType(ctx)
+		raw, err := req.SourceRawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
+			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+		})
+		if err == nil {
+			raw, err = tftypes.Transform(raw, nullEmptyStrings)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName,
+				"Its state does not have the shape of hashicorp/kubernetes' schema version 0: "+err.Error())
+			return
+		}
+		resp.TargetState.Raw = raw
+		var name string
+		resp.Diagnostics.Append(resp.TargetState.GetAttribute(ctx, path.Root("metadata").AtListIndex(0).AtName("name"), &name)...)
+		if name == "" {
+			resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName, "Its state has no metadata.name.")
+			return
+		}
+		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("id"), name)...)
+		object.SetIdentity(ctx, resp.TargetIdentity, name, &resp.Diagnostics)
 	}
-	if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {
-		resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName,
-			"Only the state of schema version 0 of hashicorp/kubernetes' "+req.SourceTypeName+" can be moved; "+
-				"remove it from the state (a removed block) and import the object instead.")
-		return
-	}
-	typ := resp.TargetState.Schema.Type().TerraformType(ctx)
-	raw, err := req.SourceRawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
-		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
-	})
-	if err == nil {
-		raw, err = tftypes.Transform(raw, nullEmptyStrings)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName,
-			"Its state does not have the shape of hashicorp/kubernetes' schema version 0: "+err.Error())
-		return
-	}
-	resp.TargetState.Raw = raw
-	var name string
-	resp.Diagnostics.Append(resp.TargetState.GetAttribute(ctx, path.Root("metadata").AtListIndex(0).AtName("name"), &name)...)
-	if name == "" {
-		resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName, "Its state has no metadata.name.")
-		return
-	}
-	resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("id"), name)...)
-	object.SetIdentity(ctx, resp.TargetIdentity, name, &resp.Diagnostics)
 }
 
 // nullEmptyStrings turns the empty string that an SDKv2 provider stores for

@@ -11,9 +11,8 @@ import (
 
 // mutating is admission_mutating_webhook_configuration: webhooks that may
 // change the object, and may be called again when later ones change it.
-var mutating = newKind(kind[mutatingHook]{
+var mutating = newKind(kube.MutatingWebhookConfigurations, webhookKind[mutatingHook]{
 	typeName: "mutating_webhook_configuration",
-	api:      newAPIKind(kube.MutatingWebhookConfigurations),
 	does:     "admit and change objects",
 	order:    "Webhooks are called in the order given.",
 	hookAttributes: map[string]schema.Attribute{

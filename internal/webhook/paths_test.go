@@ -63,7 +63,7 @@ func TestAttributePath(t *testing.T) {
 		{"webhooks[0].matchConditions[1].name", webhook(0).AtName("match_conditions").AtListIndex(1).AtName("name")},
 	}
 	for _, tc := range cases {
-		got, ok := mutating.paths().AttributePath(tc.in)
+		got, ok := mutating.Paths().AttributePath(tc.in)
 		if !ok {
 			t.Errorf("%s: not mapped", tc.in)
 			continue
@@ -85,7 +85,7 @@ func TestAttributePathUnknown(t *testing.T) {
 		// Fields of the API that the schema does not have.
 		"metadata.generateName", "metadata.namespace", "metadata.managedFields", "kind", "apiVersion",
 	} {
-		if p, ok := mutating.paths().AttributePath(in); ok {
+		if p, ok := mutating.Paths().AttributePath(in); ok {
 			t.Errorf("%q: mapped to %s, want no mapping", in, p)
 		}
 	}
@@ -94,15 +94,15 @@ func TestAttributePathUnknown(t *testing.T) {
 // The validating kind's mapping is the same but for reinvocationPolicy,
 // which its webhooks do not have.
 func TestAttributePathValidating(t *testing.T) {
-	got, ok := validating.paths().AttributePath("webhooks[2].clientConfig.service.port")
+	got, ok := validating.Paths().AttributePath("webhooks[2].clientConfig.service.port")
 	want := path.Root("webhook").AtListIndex(2).AtName("client_config").AtListIndex(0).AtName("service").AtListIndex(0).AtName("port")
 	if !ok || !got.Equal(want) {
 		t.Errorf("got %s, %v; want %s", got, ok, want)
 	}
-	if p, ok := validating.paths().AttributePath("webhooks[0].reinvocationPolicy"); ok {
+	if p, ok := validating.Paths().AttributePath("webhooks[0].reinvocationPolicy"); ok {
 		t.Errorf("reinvocationPolicy mapped to %s for the validating kind", p)
 	}
-	if _, ok := mutating.paths().AttributePath("webhooks[0].reinvocationPolicy"); !ok {
+	if _, ok := mutating.Paths().AttributePath("webhooks[0].reinvocationPolicy"); !ok {
 		t.Error("reinvocationPolicy not mapped for the mutating kind")
 	}
 }
@@ -122,9 +122,9 @@ func TestEveryValidationPathHasAnAttribute(t *testing.T) {
 		}
 		for _, k := range []interface {
 			AttributePath(string) (path.Path, bool)
-		}{mutating.paths(), validating.paths()} {
+		}{mutating.Paths(), validating.Paths()} {
 			for _, e := range errs {
-				if e.Field == "webhooks[0].reinvocationPolicy" && k == validating.paths() {
+				if e.Field == "webhooks[0].reinvocationPolicy" && k == validating.Paths() {
 					continue // a validating webhook cannot have one
 				}
 				if _, ok := k.AttributePath(e.Field); !ok {

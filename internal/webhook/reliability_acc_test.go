@@ -498,9 +498,10 @@ func TestAccReliabilityUnansweredConnectionsOutlastTimeout(t *testing.T) {
 	})
 }
 
-// A data source has no timeout: it waits for a server that is down until it
-// comes back.
-func TestAccReliabilityDataSourceWaitsForTheServer(t *testing.T) {
+// A data source retries what the server answers while it is unwell (503
+// Service Unavailable here), within its read timeout, and reads once the
+// server is well again.
+func TestAccReliabilityDataSourceRetriesTheServersAnswers(t *testing.T) {
 	p := startFaultProxy(t)
 	var started time.Time
 	resource.Test(t, resource.TestCase{
@@ -508,16 +509,16 @@ func TestAccReliabilityDataSourceWaitsForTheServer(t *testing.T) {
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
 				started = time.Now()
-				p.SetConnections(faultproxy.Refuse, 10*time.Second)
+				p.Inject(faultproxy.Fault{Action: faultproxy.Respond, Status: http.StatusServiceUnavailable, For: 5 * time.Second})
 			},
 			Config: proxiedProvider(t, p) + `
 data "admission_mutating_webhook_configurations" "all" {}
 `,
 			Check: func(*terraform.State) error {
 				took := time.Since(started)
-				t.Logf("figures: %-46s read succeeded after %s", "data source: connections refused for 10s", took.Round(10*time.Millisecond))
-				if took < 10*time.Second {
-					return fmt.Errorf("read in %s, before the server came back", took)
+				t.Logf("figures: %-46s read succeeded after %s", "data source: 503 for 5s", took.Round(10*time.Millisecond))
+				if took < 5*time.Second {
+					return fmt.Errorf("read in %s, before the server was well again", took)
 				}
 				return nil
 			},
@@ -629,9 +630,10 @@ func TestAccReliabilityRetryAfterOutlastsTimeout(t *testing.T) {
 	})
 }
 
-// A data source read against a server that stays down must end, as a
-// resource read does, with an error after its timeout.
-func TestAccReliabilityDataSourceGivesUpAfterItsTimeout(t *testing.T) {
+// A data source read against a server that refuses connections gives up
+// at once, as the checks at plan do, rather than holding the plan for its
+// read timeout; it reads again once the server is back.
+func TestAccReliabilityDataSourceFailsFastWhenRefused(t *testing.T) {
 	p := startFaultProxy(t)
 	var started time.Time
 	resource.Test(t, resource.TestCase{
@@ -640,20 +642,20 @@ func TestAccReliabilityDataSourceGivesUpAfterItsTimeout(t *testing.T) {
 			{
 				PreConfig: func() {
 					started = time.Now()
-					p.SetConnections(faultproxy.Refuse, 30*time.Second)
+					p.SetConnections(faultproxy.Refuse, 60*time.Second)
 				},
 				Config: proxiedProvider(t, p) + `
-data "admission_mutating_webhook_configurations" "all" {
-  timeouts {
-    read = "5s"
-  }
-}
+data "admission_mutating_webhook_configurations" "all" {}
 `,
-				ExpectError: regexp.MustCompile(`(?s)Cannot (read|list) MutatingWebhookConfiguration.*gave up after \d+ attempts`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot list MutatingWebhookConfigurations.*connection refused`),
 			},
 			{
 				PreConfig: func() {
-					t.Logf("figures: %-46s failed after %s", "data source: connections refused", time.Since(started).Round(10*time.Millisecond))
+					took := time.Since(started)
+					t.Logf("figures: %-46s failed after %s", "data source: connections refused", took.Round(10*time.Millisecond))
+					if took > 20*time.Second {
+						t.Errorf("the data source waited %s for a server that refuses connections", took)
+					}
 					p.SetConnections(faultproxy.Accept, 0)
 				},
 				Config: proxiedProvider(t, p) + `

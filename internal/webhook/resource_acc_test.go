@@ -467,6 +467,7 @@ func TestAccCreateOverExistingObjectFails(t *testing.T) {
 }
 
 func TestAccMisspeltArgumentIsAnError(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	cfg := replaceOnce(minimalConfig(t, randomName()), "side_effects", "side_efects")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -530,6 +531,7 @@ resource "admission_mutating_webhook_configuration" "test" {
 // object that already has it, so `terraform validate` lets it through and
 // the plan of a new object refuses it, offline.
 func TestAccCreateOnlyRuleFailsThePlanOfANewObject(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	name := randomName()
 	cfg := replaceOnce(replaceOnce(minimalConfig(t, name), `side_effects              = "None"`, `side_effects              = "Some"`),
 		"config_path", "dry_run_on_plan = false\n  config_path")

@@ -6,11 +6,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 )
 
@@ -23,30 +21,14 @@ const (
 	defaultServicePort    = 443
 )
 
-// resourceSchema is the kind's resource schema, without timeouts. Its block
-// layout and names are those of hashicorp/kubernetes'
+// webhookBlocks are the blocks of the kind k beside metadata: its webhooks.
+// The block layout and names are those of hashicorp/kubernetes'
 // kubernetes_<kind>_v1 resources.
-func (k *kind[H]) resourceSchema() schema.Schema {
-	return schema.Schema{
-		Version: 0,
-		MarkdownDescription: "A `" + k.api.name + "` (`admissionregistration.k8s.io/v1`): the webhooks the API server " +
-			"calls to " + k.does + ". Written with server-side apply, so Terraform owns exactly the fields in the " +
-			"configuration; fields set by others (such as a `ca_bundle` injected by cert-manager) are left to them.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "The object's name.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"metadata": metadata.Block("the webhooks"),
-			"webhook":  k.webhookBlock(),
-		},
-	}
+func webhookBlocks[H hook](k webhookKind[H]) map[string]schema.Block {
+	return map[string]schema.Block{"webhook": webhookBlock(k)}
 }
 
-func (k *kind[H]) webhookBlock() schema.ListNestedBlock {
+func webhookBlock[H hook](k webhookKind[H]) schema.ListNestedBlock {
 	attrs := map[string]schema.Attribute{
 		"name": schema.StringAttribute{
 			Required: true,

@@ -1,11 +1,8 @@
 package webhook_test
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,32 +102,9 @@ func writeModule(t *testing.T, cfg string) string {
 	return dir
 }
 
-func run(t *testing.T, dir, cliConfig string, name string, args ...string) string {
-	t.Helper()
-	out, code := runStatus(t, dir, cliConfig, name, args...)
-	if code != 0 {
-		t.Fatalf("%s %s: exit %d\n%s", name, strings.Join(args, " "), code, out)
-	}
-	return out
-}
-
-func runStatus(t *testing.T, dir, cliConfig string, name string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	if cliConfig != "" {
-		cmd.Env = append(cmd.Env, "TF_CLI_CONFIG_FILE="+cliConfig)
-	}
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return buf.String(), exit.ExitCode()
-	case err != nil:
-		t.Fatalf("%s: %v", name, err)
-	}
-	return buf.String(), 0
-}
+// run and runStatus run a command with a CLI configuration
+// (acctest.MustRun, acctest.Run).
+var (
+	run       = acctest.MustRun
+	runStatus = acctest.Run
+)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // Plan-time validation as a user meets it: the mistakes the API server would reject fail
@@ -194,6 +195,7 @@ func mistakeSteps(t *testing.T, providerBlock string) []resource.TestStep {
 
 // With the cluster reachable (and the dry run on), each mistake fails the plan on its line.
 func TestAccValidationMistakesFailPlan(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps:                    mistakeSteps(t, acctest.ProviderBlock(t)),
@@ -203,6 +205,7 @@ func TestAccValidationMistakesFailPlan(t *testing.T) {
 // Without a cluster and with dry_run_on_plan = false, the same mistakes fail the same way:
 // the offline validation finds them.
 func TestAccValidationMistakesFailPlanWithoutCluster(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps:                    mistakeSteps(t, offlineProvider),
@@ -315,6 +318,7 @@ func validateResourceConfig(t *testing.T, config map[string]any) []*tfprotov6.Di
 
 // Each mistake gives one error, on exactly the attribute that holds it.
 func TestAccValidationDiagnosticsOnAttributePaths(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	changes := map[string]func(hook map[string]any){
 		"webhook name with two segments": func(h map[string]any) { h["name"] = "validation.example" },
 		"timeout over 30 seconds":        func(h map[string]any) { h["timeout_seconds"] = 31 },
@@ -592,26 +596,51 @@ func TestAccValidationWarningStillApplies(t *testing.T) {
 	})
 }
 
-// The warning of the case above, seen through the protocol: a warning (not an error) on
-// failure_policy that names kube-system and says how to exclude it. (The service's own
-// namespace, default, gets a warning of its own.)
-func TestAccValidationWarningDiagnostic(t *testing.T) {
-	diags := validateResourceConfig(t, validConfigValue(func(h map[string]any) {
-		h["failure_policy"] = "Fail"
-		delete(h, "namespace_selector")
-	}))
-	want := attrPath("webhook", 0, "failure_policy")
-	found := false
+// The warning of the case above, as `terraform plan -json` shows it: once
+// (advice is given at plan only, not also in ValidateConfig), a warning and
+// not an error, on the failure_policy line, naming kube-system and how to
+// exclude it. (The service's own namespace, default, gets a warning of its
+// own, also once.)
+func TestAccValidationWarningOncePerPlan(t *testing.T) {
+	t.Parallel()
+	diags, ok := acctest.Plan(t, warnedConfig(acctest.ProviderBlock(t), randomName()))
+	if !ok {
+		t.Fatalf("the plan failed: %+v", diags)
+	}
+	seen := map[string]int{}
+	var kubeSystem []acctest.Diagnostic
 	for _, d := range diags {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Errorf("unexpected error: %s", showDiags([]*tfprotov6.Diagnostic{d}))
-		}
-		if d.Severity == tfprotov6.DiagnosticSeverityWarning && d.Attribute != nil && d.Attribute.Equal(want) &&
-			strings.Contains(d.Detail, `"kube-system"`) && strings.Contains(d.Detail, "kubernetes.io/metadata.name NotIn [kube-system]") {
-			found = true
+		switch d.Severity {
+		case "error":
+			t.Errorf("unexpected error: %s: %s", d.Summary, d.Detail)
+		case "warning":
+			seen[d.Summary+"\n"+d.Detail]++
+			if d.Summary == validation.SummaryFailClosedSystem {
+				kubeSystem = append(kubeSystem, d)
+			}
 		}
 	}
-	if !found {
-		t.Errorf("want a warning on %s about kube-system, got %s", want, showDiags(diags))
+	for w, n := range seen {
+		if n != 1 {
+			t.Errorf("warning shown %d times, want once: %s", n, w)
+		}
+	}
+	if len(kubeSystem) != 1 {
+		t.Fatalf("want one warning %q, got %d: %+v", validation.SummaryFailClosedSystem, len(kubeSystem), diags)
+	}
+	d := kubeSystem[0]
+	if !strings.Contains(d.Detail, `"kube-system"`) || !strings.Contains(d.Detail, "kubernetes.io/metadata.name NotIn [kube-system]") {
+		t.Errorf("the warning does not say how to exclude kube-system: %s", d.Detail)
+	}
+	if d.Snippet == nil || !strings.Contains(d.Snippet.Code, "failure_policy") {
+		t.Errorf("the warning is not on the failure_policy line: %+v", d.Snippet)
+	}
+
+	// ValidateConfig, which every plan also runs, gives no advice.
+	for _, d := range validateResourceConfig(t, validConfigValue(func(h map[string]any) {
+		h["failure_policy"] = "Fail"
+		delete(h, "namespace_selector")
+	})) {
+		t.Errorf("ValidateConfig: unexpected diagnostic: %s", showDiags([]*tfprotov6.Diagnostic{d}))
 	}
 }

@@ -85,6 +85,7 @@ func planFor(t *testing.T, cfg string) planOutcome {
 func oneWord(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func TestAccVersionedMatchConditions(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	cases := []struct {
 		name, expr, version string
 		dryRun              bool
@@ -124,6 +125,7 @@ func TestAccVersionedMatchConditions(t *testing.T) {
 // version is a warning that names the versions that reject and the version assumed; a
 // configuration some supported server accepts is never an error.
 func TestAccVersionUnknownIsWarning(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	cases := []struct{ expr, rejecting string }{
 		{"[1, 2].includes(1)", "Kubernetes 1.31 to 1.37 reject this; 1.38 accept it."},
 		{"isSemver('1.2.3')", "Kubernetes 1.31 to 1.33 reject this; 1.34 to 1.38 accept it."},
@@ -150,6 +152,7 @@ func TestAccVersionUnknownIsWarning(t *testing.T) {
 // The reserved suffix .static.k8s.io: refused on create from 1.37, a warning of the server in
 // 1.36, an ordinary name before; without a version, a warning.
 func TestAccVersionedReservedSuffix(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
 	name := randomName() + ".static.k8s.io"
 	const valid = "request.namespace != 'kube-system'"
 	const reserved = "names ending with \".static.k8s.io\" are reserved"

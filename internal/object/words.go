@@ -1,16 +1,14 @@
-package webhook
+package object
 
 import (
 	"regexp"
 	"strings"
 )
 
-// Both our own checks and the server's rejections speak Kubernetes field
-// paths; these functions put them on the attribute the user must change.
-
-// The server's words for a few mistakes name what this schema does not have
-// (generateName) or leave out what to write; inOurWords puts them in the
-// words of this provider's schema. The API field stays beside them.
+// The server's words for a few mistakes name what the provider's schemas do
+// not have (generateName) or leave out what to write; InOurWords puts them
+// in the words of the schemas, for every kind. The API field stays beside
+// them (Reporter.At).
 var ourWords = []struct {
 	field  *regexp.Regexp // the API field path
 	server string         // the server's words
@@ -23,7 +21,9 @@ var ourWords = []struct {
 		"not a valid selector operator: one of In, NotIn, Exists, DoesNotExist"},
 }
 
-func inOurWords(apiPath, message string) string {
+// InOurWords is message, the server's about the API field apiPath, in the
+// words of the provider's schemas.
+func InOurWords(apiPath, message string) string {
 	for _, w := range ourWords {
 		if w.field.MatchString(apiPath) && strings.Contains(message, w.server) {
 			return strings.Replace(message, w.server, w.ours, 1)

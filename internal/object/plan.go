@@ -1,0 +1,126 @@
+package object
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// PlanCheckTimeout bounds the checks that ModifyPlan makes against the
+// cluster (the server's version, advice that reads the cluster, the dry
+// run): an unreachable cluster must not hold a plan for the whole read
+// timeout.
+const PlanCheckTimeout = 20 * time.Second
+
+// ModifyPlan completes the checks of ValidateConfig with what needs the
+// plan: the rules the server enforces only on a create or on an update of
+// what it stores, those of the server's version, advice (warnings), and a
+// dry run on the API server when it can be reached, so that what only the
+// live cluster knows fails the plan rather than the apply.
+//
+// A plan that changes nothing needs no check: it costs no request beyond
+// the refresh, and returns before the plan is decoded. The plan is expanded
+// once; the checks and the advice judge it with the server's defaults, the
+// dry run sends it as it is.
+func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	create := req.State.Raw.IsNull()
+	if !create && req.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
+	if create {
+		clearPlannedIdentity(ctx, resp.Identity)
+	}
+	k := r.Kind
+	plan, t, diags := r.Decode(ctx, req.Plan.Raw)
+	var cfg *M
+	if !diags.HasError() && k.LeaveToOthers != nil {
+		c, _, cfgDiags := r.Decode(ctx, req.Config.Raw)
+		diags, cfg = cfgDiags, &c
+	}
+	if diags.HasError() {
+		tflog.Debug(ctx, "skipping plan checks: blocks known only after apply")
+		return
+	}
+	exp := r.planned(&plan, cfg)
+	limit, diags := t.Read(ctx, DefaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	checkCtx, cancel := context.WithTimeout(kube.FailFast(ctx), min(limit, PlanCheckTimeout))
+	defer cancel()
+
+	// The server's verdict on this request, a create or an update of what
+	// it stores (the prior state), beyond what ValidateConfig said.
+	obj := k.defaulted(exp.Object)
+	var stored *T
+	if !create {
+		if state, _, diags := r.Decode(ctx, req.State.Raw); !diags.HasError() {
+			stored = k.defaulted(k.ExpandModel(&state).Object)
+		}
+	}
+	verdict := validation.AtPlan(k.Check(obj, nil), k.Check(obj, stored),
+		func() validation.Version { return r.KubernetesVersion(checkCtx) })
+	verdict.Errors = k.report.LeftToTerraform(ctx, req.Config, verdict.Errors)
+	if k.report.Verdict(&resp.Diagnostics, verdict, exp.UnknownAt); resp.Diagnostics.HasError() {
+		return
+	}
+	if k.Advise != nil {
+		env := PlanEnv{}
+		if r.Connected() {
+			env.Client = r.C
+		}
+		k.report.Warnings(&resp.Diagnostics, k.Advise(checkCtx, env, obj), exp.UnknownAt)
+	}
+
+	if !r.Connected() || !r.C.DryRunOnPlan {
+		return
+	}
+	if len(exp.Unknown) > 0 {
+		tflog.Debug(ctx, "skipping the dry run: the configuration has values known only after apply")
+		return
+	}
+	name := k.Meta(exp.Object).Name
+	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
+	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	if create && err == nil && k.Meta(dryRun).ResourceVersion == "" {
+		// The server created the object in the dry run: there is none of
+		// that name yet (a dry run over an existing object answers with
+		// its resourceVersion). The planned identity says so to Create.
+		SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	}
+}
+
+// The plan of a create names the object's identity only when its dry run
+// found no object of that name; Create then need not ask the server again
+// (the plan that terraform apply makes just before the create is the one it
+// applies). Left null, as when the plan could not reach the server, or by a
+// Terraform without resource identity (before 1.12), Create reads the object
+// first: server-side apply would take over an object of the same name.
+
+// clearPlannedIdentity leaves the planned identity of a create null.
+func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
+	if identity != nil && identity.Schema != nil {
+		identity.Raw = tftypes.NewValue(identity.Schema.Type().TerraformType(ctx), nil)
+	}
+}
+
+// plannedAbsent reports whether the plan of a create found no object named
+// name (its planned identity names it).
+func plannedAbsent(ctx context.Context, identity *tfsdk.ResourceIdentity, name string) bool {
+	if identity == nil || identity.Raw.IsNull() {
+		return false
+	}
+	var planned types.String
+	diags := identity.GetAttribute(ctx, path.Root("name"), &planned)
+	return !diags.HasError() && planned.ValueString() == name
+}

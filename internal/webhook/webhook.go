@@ -1,0 +1,120 @@
+// Package webhook is the webhook configuration family: the descriptions
+// (internal/object.Description) of MutatingWebhookConfiguration
+// (mutating.go) and ValidatingWebhookConfiguration (validating.go), and what
+// only webhooks have: their webhook block and its conversion (schema.go,
+// convert.go), the caBundle that others may inject (cabundle.go), and the
+// state moved from hashicorp/kubernetes (move.go). The resources, data
+// sources and list resources are internal/object's.
+package webhook
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	fwlist "github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// The family holds the objects of both kinds as an
+// admissionregistrationv1.MutatingWebhookConfiguration: a
+// ValidatingWebhookConfiguration is one whose webhooks have no
+// reinvocationPolicy, the only field by which the two kinds' webhooks differ
+// (k8s.io/api/admissionregistration/v1). Conversion, validation and warnings
+// are written once over it; the kube client's objects are converted at the
+// API calls (object.KubeAPI).
+type configuration = admissionregistrationv1.MutatingWebhookConfiguration
+
+// Resources are the resources of this family.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{object.NewResource(mutating), object.NewResource(validating)}
+}
+
+// DataSources are the data sources of this family: per kind, one object by
+// name (admission_<kind>) and the objects matching a label selector
+// (admission_<kind>s).
+func DataSources() []func() datasource.DataSource {
+	return append(object.DataSources(mutating), object.DataSources(validating)...)
+}
+
+// ListResources are the list resources of this family, one per kind under
+// the resource's type name (`terraform query`).
+func ListResources() []func() fwlist.ListResource {
+	return []func() fwlist.ListResource{object.NewListResource(mutating), object.NewListResource(validating)}
+}
+
+// Paths is the attribute path mapping of the kind named apiKind
+// ("ValidatingWebhookConfiguration"), nil for another kind: the mapping that
+// the resource's diagnostics use.
+func Paths(apiKind string) *apipath.Mapper {
+	switch apiKind {
+	case mutating.API.Kind:
+		return mutating.Paths()
+	case validating.API.Kind:
+		return validating.Paths()
+	}
+	return nil
+}
+
+// webhookKind is what one webhook configuration kind says of itself; the
+// rest is the same for both (newKind).
+type webhookKind[H hook] struct {
+	typeName string
+	api      object.API[configuration]
+	// does says what the kind's webhooks do, for the descriptions: "admit
+	// and change objects".
+	does string
+	// order says in what order the API server calls the kind's webhooks.
+	order string
+	// hookAttributes are the attributes only this kind's webhook block has.
+	hookAttributes map[string]schema.Attribute
+	// newHook makes the kind's webhook model from the common fields and the
+	// reinvocation policy (ignored by kinds without one).
+	newHook func(base webhookModel, reinvocation types.String) H
+}
+
+// newKind describes a webhook configuration kind.
+func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *object.Description[objectModel[H], configuration] {
+	k.api = object.KubeAPI[configuration](api)
+	return &object.Description[objectModel[H], configuration]{
+		TypeName: k.typeName,
+		API:      k.api,
+		Description: "A `" + k.api.Kind + "` (`admissionregistration.k8s.io/v1`): the webhooks the API server " +
+			"calls to " + k.does + ". Written with server-side apply, so Terraform owns exactly the fields in the " +
+			"configuration; fields set by others (such as a `ca_bundle` injected by cert-manager) are left to them.",
+		GenerationDoc:   "the webhooks",
+		Schema:          func() (map[string]schema.Attribute, map[string]schema.Block) { return nil, webhookBlocks(k) },
+		Renames:         map[string]string{"webhooks": "webhook", "rules": "rule"},
+		ImportExample:   "my-webhooks",
+		SelectorExample: "app=injector,tier!=test",
+		Meta:            func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
+		Expand: func(x *tfconv.Expander, m *objectModel[H], obj *configuration) {
+			for i, w := range m.Webhook {
+				obj.Webhooks = append(obj.Webhooks, expandWebhook(x, w, field.NewPath("webhooks").Index(i)))
+			}
+		},
+		Flatten: func(h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
+			return flatten(k.newHook, h, obj, prior)
+		},
+		Default: validation.Default,
+		Check:   validation.WebhookCheck,
+		Advise: func(_ context.Context, _ object.PlanEnv, obj *configuration) []validation.Warning {
+			return validation.Advice(obj)
+		},
+		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
+		Ownership:     managedCABundles[H],
+		StateMovers: func(context.Context) []resource.StateMover {
+			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes(k.typeName)}}
+		},
+	}
+}
