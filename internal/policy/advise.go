@@ -40,26 +40,30 @@ func (e *planEnv) checker() *typecheck.Checker {
 }
 
 // typeChecked turns the type checker's findings into advice on the
-// expressions they are about; afterwards says what else is to know.
-func typeChecked(found []typecheck.Warning, afterwards string) []validation.Warning {
+// expressions they are about, each in a few lines (typecheck.Brief); whose
+// says whose findings they are.
+func typeChecked(found []typecheck.Warning, whose string) []validation.Warning {
 	var out []validation.Warning
 	for _, w := range found {
 		out = append(out, validation.Warning{
 			Path:    field.NewPath(w.Field), // the whole API path, as one segment
 			Summary: summaryTypeChecking,
-			Message: w.Message + "\n\nThe API server accepts the policy, but an expression that does not type-check fails when it is evaluated, " +
-				"and then the policy's failure_policy decides." + afterwards,
+			Message: w.Brief() + "\n\n" + whose + " At admission object is not typed (k8s.io/apiserver " +
+				"pkg/admission/plugin/policy/validating): a part that names a field its kind lacks fails only when it runs, " +
+				"and then failure_policy decides; a part that a guard such as object.kind == 'Pod' keeps from running for that kind is harmless.",
 		})
 	}
 	return out
 }
 
 func (e *planEnv) typeCheck(p *validatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().ValidatingPolicy(p), " The server reports the same in status.type_checking once the policy is stored.")
+	return typeChecked(e.checker().ValidatingPolicy(p), "These are the findings of kube-apiserver's own type checker against the schema "+
+		"of each kind the policy matches; the server reports the same in status.type_checking once the policy is stored.")
 }
 
 func (e *planEnv) typeCheckMutating(p *mutatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().MutatingPolicy(p), "")
+	return typeChecked(e.checker().MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
+		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")
 }
 
 // Summaries of the advice at plan.
