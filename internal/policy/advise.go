@@ -62,8 +62,8 @@ func (e *planEnv) typeCheck(p *validatingPolicy) []validation.Warning {
 }
 
 func (e *planEnv) typeCheckMutating(p *mutatingPolicy) []validation.Warning {
-	return typeChecked(e.checker().MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
-		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")
+	return append(validation.JSONPatchPathWarnings(p), typeChecked(e.checker().MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
+		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")...)
 }
 
 // Summaries of the advice at plan.

@@ -76,7 +76,7 @@ func offlineServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProvid
 		"host":               "https://127.0.0.1:1",
 		"token":              "unused",
 		"dry_run_on_plan":    false,
-		"kubernetes_version": "1.34",
+		"kubernetes_version": "1.37",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -97,29 +97,34 @@ func offlineServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProvid
 // creation, as `terraform plan` does, and returns the error diagnostics.
 func planErrors(t *testing.T, srv tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse, typeName string, config map[string]any) []*tfprotov6.Diagnostic {
 	t.Helper()
+	var errs []*tfprotov6.Diagnostic
+	for _, d := range planDiagnostics(t, srv, schemas, typeName, config) {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			errs = append(errs, d)
+		}
+	}
+	return errs
+}
+
+// planDiagnostics is every diagnostic of the validation and, when it has no
+// error, of the plan.
+func planDiagnostics(t *testing.T, srv tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse, typeName string, config map[string]any) []*tfprotov6.Diagnostic {
+	t.Helper()
 	ctx := context.Background()
 	typ := schemas.ResourceSchemas[typeName].ValueType()
-	cfgValue := value(t, typ, config)
-	cfg, err := tfprotov6.NewDynamicValue(typ, cfgValue)
+	cfg, err := tfprotov6.NewDynamicValue(typ, value(t, typ, config))
 	if err != nil {
 		t.Fatal(err)
-	}
-	var errs []*tfprotov6.Diagnostic
-	collect := func(diags []*tfprotov6.Diagnostic) {
-		for _, d := range diags {
-			if d.Severity == tfprotov6.DiagnosticSeverityError {
-				errs = append(errs, d)
-			}
-		}
 	}
 	v, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	collect(v.Diagnostics)
-	if len(errs) > 0 {
-		// Terraform stops before the plan.
-		return errs
+	diags := v.Diagnostics
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return diags // Terraform stops before the plan
+		}
 	}
 	prior, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
 	if err != nil {
@@ -131,8 +136,7 @@ func planErrors(t *testing.T, srv tfprotov6.ProviderServer, schemas *tfprotov6.G
 	if err != nil {
 		t.Fatal(err)
 	}
-	collect(p.Diagnostics)
-	return errs
+	return append(diags, p.Diagnostics...)
 }
 
 func describeDiags(diags []*tfprotov6.Diagnostic) string {
@@ -283,6 +287,59 @@ func TestPlanWithoutClusterFailsWhereTheServerRejects(t *testing.T) {
 			if strings.Contains(d.Detail, "API field spec.") {
 				t.Errorf("an error of the server's checks under the missing spec block:%s", describeDiags(errs))
 			}
+		}
+	})
+}
+
+// Mistakes whose words at the server do not say what to change, or that
+// the server accepts: a hint at plan, on the expression.
+func TestPlanWithoutClusterHints(t *testing.T) {
+	srv, schemas := offlineServer(t)
+	meta := []any{map[string]any{"name": "hints.example.com"}}
+	rules := []any{map[string]any{"resource_rules": []any{map[string]any{
+		"api_groups": []string{"apps"}, "api_versions": []string{"v1"},
+		"operations": []string{"CREATE"}, "resources": []string{"deployments"},
+	}}}}
+	t.Run("params without param_kind", func(t *testing.T) {
+		errs := planErrors(t, srv, schemas, "admission_validating_admission_policy", map[string]any{"metadata": meta, "spec": []any{map[string]any{
+			"match_constraints": rules,
+			"validations":       []any{map[string]any{"expression": "object.spec.replicas <= int(params.data.max)"}},
+		}}})
+		if len(errs) != 1 || attributePath(errs[0].Attribute) != "spec[0].validations[0].expression" ||
+			!strings.Contains(errs[0].Detail, "undeclared reference to 'params'") || !strings.Contains(errs[0].Detail, "add a param_kind block") {
+			t.Errorf("want one error on the expression that says to add param_kind:%s", describeDiags(errs))
+		}
+	})
+	mutating := func(path string) map[string]any {
+		return map[string]any{"metadata": meta, "spec": []any{map[string]any{
+			"reinvocation_policy": "Never",
+			"match_constraints":   rules,
+			"mutations": []any{map[string]any{
+				"patch_type": "JSONPatch",
+				"json_patch": []any{map[string]any{"expression": fmt.Sprintf("[JSONPatch{op: \"replace\", path: %q, value: 3}]", path)}},
+			}},
+		}}}
+	}
+	t.Run("a JSON patch path that is not a JSON pointer", func(t *testing.T) {
+		diags := planDiagnostics(t, srv, schemas, "admission_mutating_admission_policy", mutating("spec/replicas"))
+		var found []*tfprotov6.Diagnostic
+		for _, d := range diags {
+			if d.Severity == tfprotov6.DiagnosticSeverityError {
+				t.Errorf("the server accepts the policy, but:%s", describeDiags(diags))
+			}
+			if d.Summary == "JSON patch path is not a JSON pointer" {
+				found = append(found, d)
+			}
+		}
+		if len(found) != 1 || found[0].Severity != tfprotov6.DiagnosticSeverityWarning ||
+			attributePath(found[0].Attribute) != "spec[0].mutations[0].json_patch[0].expression" ||
+			!strings.Contains(found[0].Detail, `Write "/spec/replicas"`) {
+			t.Errorf("want one warning on the expression:%s", describeDiags(diags))
+		}
+	})
+	t.Run("a JSON pointer", func(t *testing.T) {
+		if diags := planDiagnostics(t, srv, schemas, "admission_mutating_admission_policy", mutating("/spec/replicas")); len(diags) != 0 {
+			t.Errorf("want no diagnostic:%s", describeDiags(diags))
 		}
 	})
 }
