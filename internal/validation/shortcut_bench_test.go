@@ -1,0 +1,27 @@
+package validation
+
+import "testing"
+
+// BenchmarkShortcuts measures the shortcuts of compile (shapes, programs skipped, parallel
+// precompile) beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
+// of BenchmarkValidateLargest and BenchmarkValidateUnshaped.
+func BenchmarkShortcuts(b *testing.B) {
+	unshaped := configWith(20, true)
+	for i := range unshaped.Webhooks {
+		unshaped.Webhooks[i].MatchConditions = unshapedConditions(maxMatchConditions, i)
+	}
+	configs := []struct {
+		name string
+		o    *mwc
+	}{{"distinct", configWith(20, true)}, {"shared", configWith(20, false)}, {"unshaped", unshaped}, {"one-webhook", configWith(1, true)}}
+	for _, c := range configs {
+		for _, on := range []bool{false, true} {
+			name := map[bool]string{false: "plain", true: "shortcuts"}[on]
+			b.Run(c.name+"/"+name, func(b *testing.B) {
+				defer func() { shortcuts = true }()
+				shortcuts = on
+				benchValidate(b, c.o, true)
+			})
+		}
+	}
+}
