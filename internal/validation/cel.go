@@ -169,6 +169,9 @@ func compile(env celEnv, expr string) (result *apiservercel.Error) {
 // that measure them beside the plain compiler.
 var shortcuts = true
 
+// parallel turns the parallel precompile off when false, for the same benchmarks.
+var parallel = true
+
 // fullCompile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of
 // a webhook match condition, in env. The compiler also requires the result type to be exactly
 // bool.
@@ -251,7 +254,7 @@ func precompile(o *options, obj *admissionregistrationv1.MutatingWebhookConfigur
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	if !shortcuts {
+	if !shortcuts || !parallel {
 		workers = 0
 	}
 	if workers < 2 {

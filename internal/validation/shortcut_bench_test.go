@@ -2,8 +2,8 @@ package validation
 
 import "testing"
 
-// BenchmarkShortcuts measures the shortcuts of compile (shapes, programs skipped, parallel
-// precompile) beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
+// BenchmarkShortcuts measures the shortcuts of compile (shapes, programs skipped), with and
+// without the parallel precompile, beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
 // of BenchmarkValidateLargest and BenchmarkValidateUnshaped.
 func BenchmarkShortcuts(b *testing.B) {
 	unshaped := configWith(20, true)
@@ -15,11 +15,13 @@ func BenchmarkShortcuts(b *testing.B) {
 		o    *mwc
 	}{{"distinct", configWith(20, true)}, {"shared", configWith(20, false)}, {"unshaped", unshaped}, {"one-webhook", configWith(1, true)}}
 	for _, c := range configs {
-		for _, on := range []bool{false, true} {
-			name := map[bool]string{false: "plain", true: "shortcuts"}[on]
-			b.Run(c.name+"/"+name, func(b *testing.B) {
-				defer func() { shortcuts = true }()
-				shortcuts = on
+		for _, mode := range []struct {
+			name                string
+			shortcuts, parallel bool
+		}{{"plain", false, false}, {"shortcuts-sequential", true, false}, {"shortcuts", true, true}} {
+			b.Run(c.name+"/"+mode.name, func(b *testing.B) {
+				defer func() { shortcuts, parallel = true, true }()
+				shortcuts, parallel = mode.shortcuts, mode.parallel
 				benchValidate(b, c.o, true)
 			})
 		}
