@@ -50,7 +50,9 @@ func typeChecked(found []typecheck.Warning, whose string) []validation.Warning {
 			Summary: summaryTypeChecking,
 			Message: w.Brief() + "\n\n" + whose + " At admission object is not typed (k8s.io/apiserver " +
 				"pkg/admission/plugin/policy/validating): a part that names a field its kind lacks fails only when it runs, " +
-				"and then failure_policy decides; a part that a guard such as object.kind == 'Pod' keeps from running for that kind is harmless.",
+				"and then failure_policy decides; a part that a guard such as object.kind == 'Pod' keeps from running for that kind is harmless. " +
+				"The type checker also misses fields that have no CEL type in the schema (maps of quantities, such as a container's resources.limits): " +
+				"those read fine at admission.",
 		})
 	}
 	return out
