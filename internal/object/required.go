@@ -128,6 +128,9 @@ func requiredInOurWords(ctx context.Context, cfg tfsdk.Config, m *apipath.Mapper
 	}
 	if e.Detail == "" {
 		if a := named(ctx, cfg, m, e.Field); a.name != "" && a.block {
+			if a.single {
+				return "set a " + a.name + " block"
+			}
 			return "set at least one " + a.name + " block"
 		}
 	}
@@ -139,6 +142,7 @@ func requiredInOurWords(ctx context.Context, cfg tfsdk.Config, m *apipath.Mapper
 type schemaName struct {
 	name       string
 	block, set bool
+	single     bool // a block of at most one
 }
 
 func (n schemaName) phrase() string {
@@ -167,32 +171,36 @@ func named(ctx context.Context, cfg tfsdk.Config, m *apipath.Mapper, apiField st
 	if diags := cfg.GetAttribute(ctx, p, &v); diags.HasError() {
 		return schemaName{}
 	}
-	block := isBlock(cfg, p)
+	b, block := blockAt(cfg, p)
 	set := v != nil && !v.IsNull()
+	single := false
 	if block {
 		set = !isEmptyList(v)
+		_, maxItems := tfschema.Counts(b.Validators)
+		single = maxItems == 1
 	}
-	return schemaName{name: string(name), block: block, set: set}
+	return schemaName{name: string(name), block: block, set: set, single: single}
 }
 
-// isBlock reports whether the attribute path p names a block of the schema.
-func isBlock(cfg tfsdk.Config, p path.Path) bool {
+// blockAt returns the block of the schema that the attribute path p names, if it names one.
+func blockAt(cfg tfsdk.Config, p path.Path) (schema.ListNestedBlock, bool) {
 	s, ok := cfg.Schema.(schema.Schema)
 	if !ok {
-		return false
+		return schema.ListNestedBlock{}, false
 	}
 	blocks := s.Blocks
-	found := false
+	var found schema.ListNestedBlock
+	ok = false
 	for _, step := range p.Steps() {
-		name, ok := step.(path.PathStepAttributeName)
-		if !ok {
+		name, isName := step.(path.PathStepAttributeName)
+		if !isName {
 			continue
 		}
-		b, ok := blocks[string(name)].(schema.ListNestedBlock)
-		if !ok {
-			return false
+		b, isBlock := blocks[string(name)].(schema.ListNestedBlock)
+		if !isBlock {
+			return schema.ListNestedBlock{}, false
 		}
-		found, blocks = true, b.NestedObject.Blocks
+		found, ok, blocks = b, true, b.NestedObject.Blocks
 	}
-	return found
+	return found, ok
 }
