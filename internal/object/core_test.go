@@ -30,7 +30,7 @@ var testKind = &Description[Header, testPolicy]{
 	Meta:     func(p *testPolicy) *metav1.ObjectMeta { return &p.ObjectMeta },
 }
 
-func named(names ...string) []testPolicy {
+func policiesNamed(names ...string) []testPolicy {
 	out := make([]testPolicy, 0, len(names))
 	for _, n := range names {
 		out = append(out, testPolicy{ObjectMeta: metav1.ObjectMeta{Name: n}})
@@ -63,7 +63,7 @@ func TestPick(t *testing.T) {
 		{types.StringValue("d"), 0, []string{}},
 		{types.StringValue(""), 0, []string{}},
 	} {
-		got := names(Pick(testKind, named("c", "a.b", "b", "a"), tc.name, tc.limit))
+		got := names(Pick(testKind, policiesNamed("c", "a.b", "b", "a"), tc.name, tc.limit))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("Pick(name %s, limit %d) = %v, want %v", tc.name, tc.limit, got, tc.want)
 		}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -87,23 +85,44 @@ func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []validation.Warnin
 }
 
 // LeftToTerraform drops the errors that say a required value is missing
-// where the configuration leaves a required argument or block out:
-// Terraform reports those itself, on the block that lacks it.
+// where Terraform reports the same itself: where the configuration leaves
+// out an attribute the schema marks Required, or a block the schema wants at
+// least once (reportedByTerraform). Terraform says nothing of any other
+// value the server requires (an empty match_constraints block, a policy with
+// no validations), so those errors stay, one per mistake (the server reports
+// a missing choice of two fields on each of them) and in the words of the
+// schema (requiredInOurWords).
 func (r Reporter) LeftToTerraform(ctx context.Context, cfg tfsdk.Config, errs field.ErrorList) field.ErrorList {
-	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+	var out field.ErrorList
+	reported := map[string]bool{}
+	for _, e := range errs {
 		if e.Type != field.ErrorTypeRequired {
-			return false
+			out = append(out, e)
+			continue
 		}
 		p, ok := r.Paths().AttributePath(e.Field)
-		if !ok {
-			return false
+		if ok && reportedByTerraform(ctx, cfg, p) {
+			continue
 		}
-		var v attr.Value
-		if diags := cfg.GetAttribute(ctx, p, &v); diags.HasError() {
-			return false
+		if e.Detail != "" {
+			parent := e.Field
+			if i := strings.LastIndexByte(parent, '.'); i >= 0 {
+				parent = parent[:i]
+			}
+			key := parent + "\x00" + e.Detail
+			if reported[key] {
+				continue
+			}
+			reported[key] = true
 		}
-		return v == nil || v.IsNull()
-	})
+		if ok {
+			ours := *e
+			ours.Detail = requiredInOurWords(ctx, cfg, r.Paths(), e)
+			e = &ours
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // APIError reports an error from the API server. A rejection with causes is

@@ -35,15 +35,19 @@ func checker(env object.PlanEnv) *typecheck.Checker {
 }
 
 // typeChecked turns the type checker's findings into advice on the
-// expressions they are about; afterwards says what else is to know.
-func typeChecked(found []typecheck.Warning, afterwards string) []validation.Warning {
+// expressions they are about, each in a few lines (typecheck.Brief); whose
+// says whose findings they are.
+func typeChecked(found []typecheck.Warning, whose string) []validation.Warning {
 	var out []validation.Warning
 	for _, w := range found {
 		out = append(out, validation.Warning{
 			Path:    field.NewPath(w.Field), // the whole API path, as one segment
 			Summary: summaryTypeChecking,
-			Message: w.Message + "\n\nThe API server accepts the policy, but an expression that does not type-check fails when it is evaluated, " +
-				"and then the policy's failure_policy decides." + afterwards,
+			Message: w.Brief() + "\n\n" + whose + " At admission object is not typed (k8s.io/apiserver " +
+				"pkg/admission/plugin/policy/validating): a part that names a field its kind lacks fails only when it runs, " +
+				"and then failure_policy decides; a part that a guard such as object.kind == 'Pod' keeps from running for that kind is harmless. " +
+				"The type checker also misses fields that have no CEL type in the schema (maps of quantities, such as a container's resources.limits): " +
+				"those read fine at admission.",
 		})
 	}
 	return out
@@ -52,11 +56,13 @@ func typeChecked(found []typecheck.Warning, afterwards string) []validation.Warn
 // typeCheckValidating and typeCheckMutating are the type checker's advice
 // on a policy (defaulted).
 func typeCheckValidating(env object.PlanEnv, p *validatingPolicy) []validation.Warning {
-	return typeChecked(checker(env).ValidatingPolicy(p), " The server reports the same in status.type_checking once the policy is stored.")
+	return typeChecked(checker(env).ValidatingPolicy(p), "These are the findings of kube-apiserver's own type checker against the schema "+
+		"of each kind the policy matches; the server reports the same in status.type_checking once the policy is stored.")
 }
 
 func typeCheckMutating(env object.PlanEnv, p *mutatingPolicy) []validation.Warning {
-	return typeChecked(checker(env).MutatingPolicy(p), "")
+	return append(validation.JSONPatchPathWarnings(p), typeChecked(checker(env).MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
+		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")...)
 }
 
 // Summaries of the advice at plan.

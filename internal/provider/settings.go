@@ -116,7 +116,8 @@ var kubernetesVersionDescription = "The version of the Kubernetes API server the
 	"functions an expression may use, the reserved `.static.k8s.io` name suffix, the server's warnings. " +
 	"Left out, the provider asks the API server (one `/version` request per run, made only when a check depends on the version); " +
 	"when it cannot, a check that depends on the version is a warning that names the version it assumed (" + validation.Assumed.String() + "), " +
-	"never an error. Set it to check a plan without a cluster, in a pipeline for example. " +
+	"never an error. With a `host` and `dry_run_on_plan = false`, set it to check a plan without a cluster to reach, in a pipeline for example: " +
+	"it is not enough alone, as the provider still needs connection settings. " +
 	"The checks know Kubernetes " + validation.OldestSupported.String() + " to " + validation.NewestSupported.String() + "."
 
 // kubernetesVersion reads the kubernetes_version setting: empty when not set,

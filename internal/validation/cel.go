@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -152,6 +153,9 @@ func compileMatchCondition(env celEnv, expr string, fldPath *field.Path) *field.
 // message, is the compiler's own.
 func compile(env celEnv, expr string) (result *apiservercel.Error) {
 	defer recoverCompilerPanic(&result)
+	if !shortcuts {
+		return fullCompile(env, expr)
+	}
 	if shape, placeholders, ok := shapeOf(expr); ok && validShape(env, shape, placeholders) {
 		return nil
 	}
@@ -160,6 +164,13 @@ func compile(env celEnv, expr string) (result *apiservercel.Error) {
 	}
 	return fullCompile(env, expr)
 }
+
+// shortcuts turns the shortcuts of compile and precompile off when false, for the benchmarks
+// that measure them beside the plain compiler.
+var shortcuts = true
+
+// parallel turns the parallel precompile off when false, for the same benchmarks.
+var parallel = true
 
 // fullCompile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of
 // a webhook match condition, in env. The compiler also requires the result type to be exactly
@@ -184,54 +195,38 @@ func recoverCompilerPanic(result **apiservercel.Error) {
 }
 
 // Compiling one expression costs up to a few hundred microseconds, and Terraform validates the
-// same configuration several times per run (validate, plan, apply), so results are kept by
-// environment and expression, all a compile's result depends on.
+// same configuration several times per run (validate, plan, apply), so results are kept in one
+// cache (celCache, policy_cel.go) by environment and expression, and all else a result depends
+// on (compileKey). compileCacheSize bounds it.
 const compileCacheSize = 4096
 
-// envExpr is an expression and the environment it is compiled in.
-type envExpr struct {
-	env  celEnv
-	expr string
+// matchConditionKey is the key of a webhook's match condition: the accessor and variables of
+// matchconditions.MatchCondition.
+func matchConditionKey(env celEnv, expr string) compileKey {
+	return compileKey{env: env, kind: exprMatchCondition, decls: matchConditionVars, expr: expr}
 }
 
-var compileCache = struct {
-	sync.Mutex
-	m map[envExpr]*apiservercel.Error // nil value: compiled fine
-}{m: map[envExpr]*apiservercel.Error{}}
-
-func cachedResult(env celEnv, expr string) (*apiservercel.Error, bool) {
-	compileCache.Lock()
-	defer compileCache.Unlock()
-	err, ok := compileCache.m[envExpr{env, expr}]
-	return err, ok
-}
-
-func storeResult(env celEnv, expr string, err *apiservercel.Error) {
-	compileCache.Lock()
-	defer compileCache.Unlock()
-	if len(compileCache.m) >= compileCacheSize {
-		clear(compileCache.m)
-	}
-	compileCache.m[envExpr{env, expr}] = err
-}
-
-// resetCompileCache empties the caches of results and of shapes; benchmarks use it to measure
-// cold compiles, as in a new provider process.
-func resetCompileCache() {
-	resetShapeCache()
-	policyCache.reset()
-	compileCache.Lock()
-	defer compileCache.Unlock()
-	clear(compileCache.m)
-}
+// resetCompileCache empties the cache; benchmarks use it to measure cold compiles, as in a new
+// provider process.
+func resetCompileCache() { celCache.reset() }
 
 func compileCached(env celEnv, expr string) *apiservercel.Error {
-	if err, ok := cachedResult(env, expr); ok {
-		return err
+	key := matchConditionKey(env, expr)
+	if c, ok := celCache.get(key); ok {
+		return c.err
 	}
 	err := compile(env, expr)
-	storeResult(env, expr, err)
+	celCache.put(key, matchConditionResult(err))
 	return err
+}
+
+// matchConditionResult is the cached result of a match condition: its type is bool when it
+// compiles.
+func matchConditionResult(err *apiservercel.Error) compiled {
+	if err != nil {
+		return compiled{err: err}
+	}
+	return compiled{outputType: cel.BoolType}
 }
 
 // precompile compiles, in parallel over the available CPUs, every distinct match-condition
@@ -239,22 +234,29 @@ func compileCached(env celEnv, expr string) *apiservercel.Error {
 // in-order validation pass that follows finds them all in the cache. It changes no result,
 // only the time taken.
 func precompile(o *options, obj *admissionregistrationv1.MutatingWebhookConfiguration) {
-	var todo []envExpr
+	type envExpr struct {
+		env  celEnv
+		expr string
+	}
+	var todo []compileKey
 	seen := map[envExpr]bool{}
 	for i := range obj.Webhooks {
 		for _, mc := range obj.Webhooks[i].MatchConditions {
 			expr := strings.TrimSpace(mc.Expression)
-			k := envExpr{o.matchConditionEnv(expr), expr}
-			if expr == "" || seen[k] {
+			env := o.matchConditionEnv(expr)
+			if expr == "" || seen[envExpr{env, expr}] {
 				continue
 			}
-			seen[k] = true
-			if _, ok := cachedResult(k.env, expr); !ok {
+			seen[envExpr{env, expr}] = true
+			if k := matchConditionKey(env, expr); !celCache.has(k) {
 				todo = append(todo, k)
 			}
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	if !shortcuts || !parallel {
+		workers = 0
+	}
 	if workers < 2 {
 		return // the validation pass compiles it, no need for goroutines
 	}
@@ -267,7 +269,7 @@ func precompile(o *options, obj *admissionregistrationv1.MutatingWebhookConfigur
 				if k >= len(todo) {
 					return
 				}
-				storeResult(todo[k].env, todo[k].expr, compile(todo[k].env, todo[k].expr))
+				celCache.put(todo[k], matchConditionResult(compile(todo[k].env, todo[k].expr)))
 			}
 		})
 	}

@@ -3,12 +3,12 @@ package validation
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // Match conditions come in families that differ only in their string constants: one namespace,
@@ -80,38 +80,26 @@ func isIdentByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// Verdicts on shapes: true when every expression of the shape is valid, false when each must be
-// compiled. Bounded like the compile cache.
-var shapeCache = struct {
-	sync.Mutex
-	m map[envExpr]bool
-}{m: map[envExpr]bool{}}
-
-func resetShapeCache() {
-	shapeCache.Lock()
-	defer shapeCache.Unlock()
-	clear(shapeCache.m)
-}
-
 // validShape reports whether every expression of this shape, which has this many placeholders,
-// is certainly valid in env.
+// is certainly valid in env. Verdicts on shapes are kept in the compile cache, under their own
+// kind (exprShape): no error when every expression of the shape is valid, an error when each
+// must be compiled.
 func validShape(env celEnv, shape string, placeholders int) bool {
-	key := envExpr{env, shape}
-	shapeCache.Lock()
-	valid, known := shapeCache.m[key]
-	shapeCache.Unlock()
-	if known {
-		return valid
+	key := compileKey{env: env, kind: exprShape, expr: shape}
+	if c, ok := celCache.get(key); ok {
+		return c.err == nil
 	}
-	valid = judgeShape(env, shape, placeholders)
-	shapeCache.Lock()
-	defer shapeCache.Unlock()
-	if len(shapeCache.m) >= compileCacheSize {
-		clear(shapeCache.m)
+	valid := judgeShape(env, shape, placeholders)
+	verdict := compiled{}
+	if !valid {
+		verdict.err = errShapeNotProven
 	}
-	shapeCache.m[key] = valid
+	celCache.put(key, verdict)
 	return valid
 }
+
+// errShapeNotProven is the cached verdict on a shape whose expressions must each be compiled.
+var errShapeNotProven = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "shape not proven valid"}
 
 // judgeShape compiles a shape and checks that its placeholders stand where their values cannot
 // change the outcome.

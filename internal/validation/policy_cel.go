@@ -35,6 +35,7 @@ const (
 	exprVariable                           // variable: any type
 	exprApplyConfiguration                 // mutation applyConfiguration: Object{...}
 	exprJSONPatch                          // mutation jsonPatch: list(JSONPatch)
+	exprShape                              // not an expression: a shape (celshape.go) and its verdict
 )
 
 // The accessors of k8s.io/apiserver pkg/admission/plugin/policy/validating (ValidationCondition,
@@ -149,23 +150,22 @@ func (p *policyCEL) compile(env celEnv, k exprKind, expr string, decls plugincel
 		comp = p.composition(env)
 		key.composited, key.variables = true, comp.signature
 	}
-	if c, ok := policyCache.get(key); ok {
+	if k == exprMatchCondition && decls == matchConditionVars {
+		// The environment and accessor of a webhook's match condition: its faster path, and
+		// the same entry of the cache.
+		return matchConditionResult(compileCached(env, expr))
+	}
+	if c, ok := celCache.get(key); ok {
 		return c
 	}
 	var c compiled
 	switch {
-	case k == exprMatchCondition && !decls.HasParams && decls.HasAuthorizer && !decls.HasPatchTypes:
-		// The environment and accessor of a webhook's match condition: its cached, faster path.
-		c.err = compileCached(env, expr)
-		if c.err == nil {
-			c.outputType = cel.BoolType
-		}
 	case comp != nil:
 		c = compileWith(comp.compiler, env, k, expr, decls)
 	default:
 		c = compileWith(celCompiler(env), env, k, expr, decls)
 	}
-	policyCache.put(key, c)
+	celCache.put(key, c)
 	return c
 }
 
@@ -350,8 +350,10 @@ type compileKey struct {
 	expr       string
 }
 
-// policyCache keeps compile results, as compileCache does for webhooks, bounded the same way.
-var policyCache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
+// celCache is the one cache of compile results, of webhooks' match conditions and of policies'
+// expressions alike, and of the verdicts on shapes (exprShape). It forgets everything when it
+// holds compileCacheSize entries.
+var celCache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
 
 type boundedCache[K comparable, V any] struct {
 	sync.Mutex
@@ -363,6 +365,13 @@ func (c *boundedCache[K, V]) get(k K) (V, bool) {
 	defer c.Unlock()
 	v, ok := c.m[k]
 	return v, ok
+}
+
+func (c *boundedCache[K, V]) has(k K) bool {
+	c.Lock()
+	defer c.Unlock()
+	_, ok := c.m[k]
+	return ok
 }
 
 func (c *boundedCache[K, V]) put(k K, v V) {

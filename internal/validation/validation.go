@@ -517,10 +517,14 @@ func CreateOnly(e *field.Error) bool {
 }
 
 // Message gives a plain message for users: the error without its path, as the server puts it in
-// a status cause (for example `Unsupported value: "Always": supported values: "Fail", "Ignore"`).
+// a status cause (for example `Unsupported value: "Always": supported values: "Fail", "Ignore"`),
+// and what to change where the server's words do not say it (hint).
 func Message(e *field.Error) string {
 	if e == nil {
 		return ""
+	}
+	if h := hint(e); h != "" {
+		return e.ErrorBody() + "\n\n" + h
 	}
 	return e.ErrorBody()
 }

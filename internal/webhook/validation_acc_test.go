@@ -167,7 +167,7 @@ var mistakes = []mistake{
 		name:     "both url and service",
 		old:      "      service {",
 		new:      "      url = \"https://hooks.example.com/mutate\"\n      service {",
-		message:  "exactly one of url and a service block must be set",
+		message:  "set one of url or a service block, not both",
 		line:     `client_config\s+\{`,
 		apiField: "webhooks[0].clientConfig",
 		attr:     attrPath("webhook", 0, "client_config", 0),

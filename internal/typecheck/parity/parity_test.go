@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kubernetes/pkg/generated/openapi"
+	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
@@ -184,4 +185,35 @@ func normalize(ws []typecheck.Warning) []typecheck.Warning {
 		out[i] = typecheck.Warning{Field: w.Field, Message: typeNameSuffix.ReplaceAllString(w.Message, "$1")}
 	}
 	return out
+}
+
+// TestRealPolicySameAsStatusController is TestSameAsStatusController on a real policy on ten
+// kinds (../testdata/resource-limit-types.yaml), whose findings include fields the type
+// checker does not see (the limits of a container's resources, maps of quantities), as the
+// status controller does not.
+func TestRealPolicySameAsStatusController(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/resource-limit-types.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p admissionregistrationv1.ValidatingAdmissionPolicy
+	if err := yaml.UnmarshalStrict(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	var want []typecheck.Warning
+	for _, w := range statusController(t).Check(&p) {
+		want = append(want, typecheck.Warning{Field: w.FieldRef, Message: w.Warning})
+	}
+	if len(want) == 0 {
+		t.Fatal("the status controller has no warning on the policy: the comparison shows nothing")
+	}
+	if diff := cmp.Diff(normalize(want), normalize(typecheck.New(nil).ValidatingPolicy(&p))); diff != "" {
+		t.Errorf("(-status controller +ours):\n%s", diff)
+	}
+	for _, w := range want {
+		if strings.Contains(w.Message, "undefined field 'limits'") {
+			t.Logf("the status controller also finds undefined field 'limits' in %s", w.Field)
+			break
+		}
+	}
 }

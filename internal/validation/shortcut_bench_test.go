@@ -1,0 +1,29 @@
+package validation
+
+import "testing"
+
+// BenchmarkShortcuts measures the shortcuts of compile (shapes, programs skipped), with and
+// without the parallel precompile, beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
+// of BenchmarkValidateLargest and BenchmarkValidateUnshaped.
+func BenchmarkShortcuts(b *testing.B) {
+	unshaped := configWith(20, true)
+	for i := range unshaped.Webhooks {
+		unshaped.Webhooks[i].MatchConditions = unshapedConditions(maxMatchConditions, i)
+	}
+	configs := []struct {
+		name string
+		o    *mwc
+	}{{"distinct", configWith(20, true)}, {"shared", configWith(20, false)}, {"unshaped", unshaped}, {"one-webhook", configWith(1, true)}}
+	for _, c := range configs {
+		for _, mode := range []struct {
+			name                string
+			shortcuts, parallel bool
+		}{{"plain", false, false}, {"shortcuts-sequential", true, false}, {"shortcuts", true, true}} {
+			b.Run(c.name+"/"+mode.name, func(b *testing.B) {
+				defer func() { shortcuts, parallel = true, true }()
+				shortcuts, parallel = mode.shortcuts, mode.parallel
+				benchValidate(b, c.o, true)
+			})
+		}
+	}
+}
