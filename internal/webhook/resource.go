@@ -18,6 +18,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -80,7 +81,7 @@ func (r *webhookResource[H]) ValidateConfig(ctx context.Context, req resource.Va
 	// the stored object, which ModifyPlan knows.
 	errs := r.kind.report.LeftToTerraform(ctx, req.Config, validation.Offline(validation.WebhookCheck(obj, nil)))
 	r.kind.report.FieldErrors(&resp.Diagnostics, errs, exp.unknownAt)
-	r.kind.report.Warnings(&resp.Diagnostics, validation.Advice(obj), exp.unknownAt)
+	r.kind.report.Warnings(&resp.Diagnostics, validation.Advice(obj, typecheck.BuiltinScopes(), r.kind.api.name == "MutatingWebhookConfiguration"), exp.unknownAt)
 }
 
 func (r *webhookResource[H]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -1,0 +1,526 @@
+package validation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
+	"k8s.io/apiserver/pkg/authentication/user"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ScopeResolver tells whether a resource is namespaced: the built-in resources from the
+// embedded discovery snapshot, custom resources from the live server's discovery when the
+// cluster can be reached. known is false for a resource it has never heard of; the lockout
+// check then makes no claim about it.
+type ScopeResolver interface {
+	ResourceScope(gr schema.GroupResource) (namespaced, known bool)
+}
+
+// Summaries of the lockout warnings, one per kind of harm.
+const (
+	SummaryFailClosedNodes    = "Fail-closed webhook intercepts the nodes' own requests"
+	SummaryFailClosedRBAC     = "Fail-closed webhook intercepts the control plane's RBAC"
+	SummaryFailClosedTimeouts = "Fail-closed webhooks' timeouts add up to the request deadline"
+)
+
+// requestDeadlineSeconds is the time after which a request that waits for its webhooks in turn
+// is lost: 30 s is the most the API allows one webhook (timeoutSeconds, k8s.io/kubernetes
+// pkg/apis/admissionregistration/validation validateWebhook), and clients with deadlines of
+// their own (leader election renews within 10 s, kube-controller-manager
+// --leader-elect-renew-deadline) give up before kube-apiserver's 60 s --request-timeout.
+const requestDeadlineSeconds = 30
+
+// The harms a critical request belongs to; each is one warning per webhook.
+type harm int
+
+const (
+	harmSystem harm = iota // kube-system's workloads and leader election
+	harmNodes              // the nodes' heartbeats, status and certificates
+	harmRBAC               // kube-apiserver's own RBAC reconciliation
+	harmOwn                // the webhook's own backend
+)
+
+// criticalRequest is one synthetic admission request that keeps the cluster alive.
+type criticalRequest struct {
+	harm harm
+	// what names the request, why says what fails when it is rejected.
+	what, why string
+	gvr       schema.GroupVersionResource
+	kind      string
+	sub       string
+	namespace string
+	name      string
+	op        admission.Operation
+	user      user.Info
+}
+
+func sa(ns, name string) user.Info {
+	return &user.DefaultInfo{Name: "system:serviceaccount:" + ns + ":" + name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, user.AllAuthenticated}}
+}
+
+var (
+	nodeUser       = &user.DefaultInfo{Name: "system:node:node-1", Groups: []string{user.NodesGroup, user.AllAuthenticated}}
+	bootstrapUser  = &user.DefaultInfo{Name: "system:bootstrap:abcdef", Groups: []string{"system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token", user.AllAuthenticated}}
+	clusterAdmin   = &user.DefaultInfo{Name: "kubernetes-admin", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}}
+	apiserverUser  = &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
+	controllerUser = &user.DefaultInfo{Name: user.KubeControllerManager, Groups: []string{user.AllAuthenticated}}
+	schedulerUser  = &user.DefaultInfo{Name: user.KubeScheduler, Groups: []string{user.AllAuthenticated}}
+)
+
+var (
+	podsGVR        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	daemonsetsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	replicasetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	leasesGVR      = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+	nodesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	csrGVR         = schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
+	rolesGVR       = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+	bindingsGVR    = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
+)
+
+// systemRequests are the requests whose rejection takes the cluster down. Sources, one per
+// rule:
+//   - kube-system workloads: Kubernetes docs, "Admission Webhook Good Practices", "Don't
+//     break the control plane" / "Avoid operating on the kube-system namespace"; clusterlint
+//     admission-webhook check (webhooks that apply to kube-system).
+//   - leader election: k8s.io/client-go tools/leaderelection (renewals are lease UPDATEs by
+//     kube-controller-manager and kube-scheduler in kube-system).
+//   - node heartbeats: k8s.io/kubernetes pkg/kubelet/nodelease (lease UPDATEs in
+//     kube-node-lease) and kubelet_node_status.go (nodes/status PATCH, seen by admission as
+//     UPDATE); Good Practices, "Avoid intercepting ... node leases".
+//   - certificates: k8s.io/kubernetes pkg/kubelet/certificate (kubelets create
+//     CertificateSigningRequests to rotate their certificates; joining nodes with bootstrap tokens).
+//   - control-plane RBAC: k8s.io/kubernetes pkg/registry/rbac/rest PolicyData.EnsureRBACPolicy,
+//     the post-start hook rbac/bootstrap-roles that reconciles the system:* roles and bindings
+//     as user system:apiserver at every start; the server is not ready until it succeeds.
+var systemRequests = []criticalRequest{
+	{harmSystem, "CREATE pods in kube-system (by the replica set and daemon set controllers)",
+		"system components (DNS, kube-proxy, the network plugin) cannot be started or restarted",
+		podsGVR, "Pod", "", "kube-system", "coredns-1", admission.Create, sa("kube-system", "replicaset-controller")},
+	{harmSystem, "UPDATE pods/status in kube-system (by kubelets)",
+		"kubelets cannot report the state of system pods",
+		podsGVR, "Pod", "status", "kube-system", "coredns-1", admission.Update, nodeUser},
+	{harmSystem, "CREATE deployments and daemonsets in kube-system",
+		"system add-ons cannot be installed or upgraded",
+		deploymentsGVR, "Deployment", "", "kube-system", "coredns", admission.Create, clusterAdmin},
+	{harmSystem, "CREATE deployments and daemonsets in kube-system",
+		"system add-ons cannot be installed or upgraded",
+		daemonsetsGVR, "DaemonSet", "", "kube-system", "kube-proxy", admission.Create, clusterAdmin},
+	{harmSystem, "CREATE replicasets in kube-system (by the deployment controller)",
+		"rollouts of system deployments stop",
+		replicasetsGVR, "ReplicaSet", "", "kube-system", "coredns-1", admission.Create, sa("kube-system", "deployment-controller")},
+	{harmSystem, "UPDATE leases in kube-system (leader election of kube-controller-manager and kube-scheduler)",
+		"the controller manager and the scheduler lose their leadership and stop",
+		leasesGVR, "Lease", "", "kube-system", "kube-controller-manager", admission.Update, controllerUser},
+	{harmSystem, "UPDATE leases in kube-system (leader election of kube-controller-manager and kube-scheduler)",
+		"the controller manager and the scheduler lose their leadership and stop",
+		leasesGVR, "Lease", "", "kube-system", "kube-scheduler", admission.Update, schedulerUser},
+	{harmNodes, "UPDATE leases in kube-node-lease (node heartbeats, by kubelets)",
+		"node heartbeats fail, every node turns NotReady and its pods are evicted",
+		leasesGVR, "Lease", "", "kube-node-lease", "node-1", admission.Update, nodeUser},
+	{harmNodes, "UPDATE nodes and nodes/status (by kubelets)",
+		"kubelets cannot report their nodes' status, and the nodes turn NotReady",
+		nodesGVR, "Node", "status", "", "node-1", admission.Update, nodeUser},
+	{harmNodes, "UPDATE nodes and nodes/status (by kubelets)",
+		"kubelets cannot report their nodes' status, and the nodes turn NotReady",
+		nodesGVR, "Node", "", "", "node-1", admission.Update, nodeUser},
+	{harmNodes, "CREATE certificatesigningrequests (by kubelets and joining nodes)",
+		"kubelets cannot renew their certificates and new nodes cannot join",
+		csrGVR, "CertificateSigningRequest", "", "", "csr-1", admission.Create, nodeUser},
+	{harmNodes, "CREATE certificatesigningrequests (by kubelets and joining nodes)",
+		"kubelets cannot renew their certificates and new nodes cannot join",
+		csrGVR, "CertificateSigningRequest", "", "", "csr-2", admission.Create, bootstrapUser},
+	{harmRBAC, "CREATE and UPDATE of the system:* clusterroles and clusterrolebindings (by kube-apiserver, user system:apiserver, at start)",
+		"kube-apiserver reconciles them at every start and upgrade (post-start hook rbac/bootstrap-roles) and does not become ready until it can",
+		rolesGVR, "ClusterRole", "", "", "system:node", admission.Update, apiserverUser},
+	{harmRBAC, "CREATE and UPDATE of the system:* clusterroles and clusterrolebindings (by kube-apiserver, user system:apiserver, at start)",
+		"kube-apiserver reconciles them at every start and upgrade (post-start hook rbac/bootstrap-roles) and does not become ready until it can",
+		rolesGVR, "ClusterRole", "", "", "system:node", admission.Create, apiserverUser},
+	{harmRBAC, "CREATE and UPDATE of the system:* clusterroles and clusterrolebindings (by kube-apiserver, user system:apiserver, at start)",
+		"kube-apiserver reconciles them at every start and upgrade (post-start hook rbac/bootstrap-roles) and does not become ready until it can",
+		bindingsGVR, "ClusterRoleBinding", "", "", "system:node", admission.Update, apiserverUser},
+	{harmRBAC, "CREATE and UPDATE of the system:* clusterroles and clusterrolebindings (by kube-apiserver, user system:apiserver, at start)",
+		"kube-apiserver reconciles them at every start and upgrade (post-start hook rbac/bootstrap-roles) and does not become ready until it can",
+		bindingsGVR, "ClusterRoleBinding", "", "", "system:node", admission.Create, apiserverUser},
+}
+
+// ownRequests are the requests that bring back a webhook's own backend in its service's
+// namespace: its pods, created by the replica set controller, and the replica sets of its
+// deployment (Good Practices, "Avoid self-hosted webhooks"... that intercept their own pods).
+func ownRequests(ns string) []criticalRequest {
+	return []criticalRequest{
+		{harmOwn, "CREATE pods", "its own pods cannot be created, so it cannot recover by itself",
+			podsGVR, "Pod", "", ns, "webhook-1", admission.Create, sa("kube-system", "replicaset-controller")},
+		{harmOwn, "CREATE replicasets", "its own pods cannot be created, so it cannot recover by itself",
+			replicasetsGVR, "ReplicaSet", "", ns, "webhook-1", admission.Create, sa("kube-system", "deployment-controller")},
+	}
+}
+
+// attributes is the synthetic admission request of r: an object with no labels (system
+// components carry none of the opt-in labels that object selectors ask for), and as old object
+// the same on an update.
+func (r criticalRequest) attributes() admission.Attributes {
+	gvk := r.gvr.GroupVersion().WithKind(r.kind)
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	obj.SetName(r.name)
+	obj.SetNamespace(r.namespace)
+	var old runtime.Object
+	if r.op == admission.Update {
+		old = obj.DeepCopy()
+	}
+	return admission.NewAttributesRecord(obj, old, gvk, r.namespace, r.name, r.gvr, r.sub, r.op, nil, false, r.user)
+}
+
+// The server's webhook matcher: k8s.io/apiserver pkg/admission/plugin/webhook/generic
+// Webhook.ShouldCallHook, over namespaces that carry only their name label.
+var hookMatcher = sync.OnceValues(func() (*generic.Webhook, error) {
+	wh, err := generic.NewWebhook(admission.NewHandler(admission.Create, admission.Update, admission.Delete, admission.Connect), nil,
+		func(informers.SharedInformerFactory, sets.Set[schema.GroupResource]) generic.Source { return nil },
+		func(*webhookutil.ClientManager) generic.Dispatcher { return nil })
+	if err != nil {
+		return nil, err
+	}
+	// The client is never called: every namespace asked about is in the lister first.
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		return nil, err
+	}
+	f := informers.NewSharedInformerFactory(cs, 0)
+	namespaceIndexer = f.Core().V1().Namespaces().Informer().GetIndexer()
+	wh.SetExternalKubeClientSet(cs)
+	wh.SetExternalKubeInformerFactory(f)
+	return wh, nil
+})
+
+var namespaceIndexer cache.Indexer
+
+// addNamespace makes ns known to the matchers, with the label every namespace has
+// (kubernetes.io/metadata.name, set by the API server's namespace strategy).
+func addNamespace(ns string) {
+	if ns == "" || namespaceIndexer == nil {
+		return
+	}
+	_ = namespaceIndexer.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{namespaceNameLabel: ns}}})
+}
+
+// objectInterfaces answers ShouldCallHook's questions about equivalent resources: none are
+// known offline, so a rule matches a request only by the resource's own version.
+type objectInterfaces struct {
+	equivalents runtime.EquivalentResourceMapper
+}
+
+func (o objectInterfaces) GetObjectCreater() runtime.ObjectCreater     { return nil }
+func (o objectInterfaces) GetObjectTyper() runtime.ObjectTyper         { return nil }
+func (o objectInterfaces) GetObjectDefaulter() runtime.ObjectDefaulter { return nil }
+func (o objectInterfaces) GetObjectConvertor() runtime.ObjectConvertor { return nil }
+func (o objectInterfaces) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
+	return o.equivalents
+}
+
+var noEquivalents = objectInterfaces{runtime.NewEquivalentResourceRegistry()}
+
+// versioned gives the match conditions the request as it is (its own version).
+type versioned struct{ attr admission.Attributes }
+
+func (v versioned) VersionedAttribute(gvk schema.GroupVersionKind) (*admission.VersionedAttributes, error) {
+	va := &admission.VersionedAttributes{Attributes: v.attr, VersionedKind: gvk}
+	if o := v.attr.GetObject(); o != nil {
+		va.VersionedObject.Set(o)
+	}
+	if o := v.attr.GetOldObject(); o != nil {
+		va.VersionedOldObject.Set(o)
+	}
+	return va, nil
+}
+
+// verdict is what the server would do with a webhook on a request.
+type verdict int
+
+const (
+	notCalled verdict = iota
+	called
+	unknown // a match condition errors on the synthetic request, or needs what it lacks
+)
+
+// hookCalled asks the server's matcher whether the webhook is called for r. An error (a
+// match condition that fails on the synthetic request, or reads the authorizer) is no claim
+// either way.
+func hookCalled(h webhook.WebhookAccessor, attr admission.Attributes) verdict {
+	// Requests that never reach webhooks: k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion
+	// (reviews), and the admission configuration kinds (rules.IsExemptAdmissionConfigurationResource).
+	if rules.IsExemptAdmissionConfigurationResource(attr) || slices.Contains(excludedResources, attr.GetResource().GroupResource()) {
+		return notCalled
+	}
+	wh, err := hookMatcher()
+	if err != nil {
+		return unknown
+	}
+	addNamespace(attr.GetNamespace())
+	inv, serr := wh.ShouldCallHook(context.Background(), h, attr, noEquivalents, versioned{attr})
+	switch {
+	case serr != nil:
+		return unknown
+	case inv != nil:
+		return called
+	}
+	return notCalled
+}
+
+// failsClosed reports whether a webhook's failurePolicy is Fail (the default).
+func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
+	return fp == nil || *fp == admissionregistrationv1.Fail
+}
+
+// lockoutWarnings are the warnings of the webhooks of obj that fail closed and intercept what
+// keeps the cluster alive (systemRequests, ownRequests), at webhooks[i].failurePolicy, and the
+// warning on fail-closed mutating webhooks whose timeouts on one request add up to
+// requestDeadlineSeconds (serial: the mutating ones are called one after another; validating
+// webhooks are called in parallel, k8s.io/apiserver pkg/admission/plugin/webhook/validating
+// dispatcher).
+func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []Warning {
+	var warnings []Warning
+	accessors := make([]webhook.WebhookAccessor, len(obj.Webhooks))
+	for i := range obj.Webhooks {
+		// The server's defaults for what the matcher reads (an absent selector is the empty
+		// one, which matches everything; SetDefaults_MutatingWebhook).
+		h := obj.Webhooks[i].DeepCopy()
+		if h.NamespaceSelector == nil {
+			h.NamespaceSelector = &metav1.LabelSelector{}
+		}
+		if h.ObjectSelector == nil {
+			h.ObjectSelector = &metav1.LabelSelector{}
+		}
+		accessors[i] = webhook.NewMutatingWebhookAccessor(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
+		if !failsClosed(h.FailurePolicy) {
+			continue
+		}
+		requests := systemRequests
+		if svc := h.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
+			(h.ObjectSelector == nil || len(h.ObjectSelector.MatchLabels)+len(h.ObjectSelector.MatchExpressions) == 0) {
+			// A webhook with an object selector may leave out its own pods by their labels,
+			// which are not known here: no claim about its own backend.
+			requests = append(slices.Clip(requests), ownRequests(svc.Namespace)...)
+		}
+		hit := map[harm][]criticalRequest{}
+		for _, r := range requests {
+			if hookCalled(accessors[i], r.attributes()) == called {
+				if !slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
+					hit[r.harm] = append(hit[r.harm], r)
+				}
+			}
+		}
+		p := field.NewPath("webhooks").Index(i).Child("failurePolicy")
+		var ns string
+		if h.ClientConfig.Service != nil {
+			ns = h.ClientConfig.Service.Namespace
+		}
+		warnings = append(warnings, harmWarnings(p, "webhook", hit, ns)...)
+	}
+	if serial {
+		warnings = append(warnings, timeoutWarnings(obj, accessors, scopes)...)
+	}
+	return warnings
+}
+
+// harmWarnings words one warning per harm: what is intercepted, why it hurts, and the way out.
+func harmWarnings(p *field.Path, what string, hit map[harm][]criticalRequest, ownNamespace string) []Warning {
+	var warnings []Warning
+	list := func(rs []criticalRequest) (string, string) {
+		var whats, whys []string
+		for _, r := range rs {
+			whats = append(whats, r.what)
+			if !slices.Contains(whys, r.why) {
+				whys = append(whys, r.why)
+			}
+		}
+		return strings.Join(whats, "; "), strings.Join(whys, "; ")
+	}
+	if rs := hit[harmSystem]; len(rs) > 0 {
+		w, y := list(rs)
+		warnings = append(warnings, Warning{p, SummaryFailClosedSystem, fmt.Sprintf(
+			"failurePolicy Fail on a %s that intercepts namespace \"kube-system\": %s. While it is unavailable, these are rejected: %s, "+
+				"which can break the cluster; exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or use failurePolicy Ignore",
+			what, w, y)})
+	}
+	if rs := hit[harmNodes]; len(rs) > 0 {
+		w, y := list(rs)
+		warnings = append(warnings, Warning{p, SummaryFailClosedNodes, fmt.Sprintf(
+			"failurePolicy Fail on a %s that intercepts the nodes' own requests: %s. While it is unavailable, these are rejected: %s; "+
+				"leave these resources out of the rules, exclude the nodes with a match condition (!('system:nodes' in request.userInfo.groups)), "+
+				"or use failurePolicy Ignore", what, w, y)})
+	}
+	if rs := hit[harmRBAC]; len(rs) > 0 {
+		w, y := list(rs)
+		warnings = append(warnings, Warning{p, SummaryFailClosedRBAC, fmt.Sprintf(
+			"failurePolicy Fail on a %s that intercepts the %s. While it is unavailable, %s; "+
+				"exclude them with a match condition (!request.name.startsWith('system:')) or use failurePolicy Ignore", what, w, y)})
+	}
+	if rs := hit[harmOwn]; len(rs) > 0 {
+		var ops []string
+		for _, r := range rs {
+			ops = append(ops, r.what)
+		}
+		warnings = append(warnings, Warning{p, SummaryFailClosedOwn, fmt.Sprintf(
+			"failurePolicy Fail on a %s that intercepts its own service's namespace %q (%s there): "+
+				"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
+				"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]), leave its pods out with an object selector, "+
+				"or use failurePolicy Ignore", what, ownNamespace, strings.Join(ops, ", "), ownNamespace)})
+	}
+	return warnings
+}
+
+// timeoutWarnings warns once, at the timeoutSeconds of the first webhook concerned, when the
+// fail-closed webhooks of obj that one request calls in turn wait together for
+// requestDeadlineSeconds or more. The requests tried are the critical ones and, for each
+// resource a rule names whose scope is known, one of each operation the rule names, in
+// kube-system, in each namespace a selector names, and in a namespace none names.
+// Source: Kubernetes docs, "Admission Webhook Good Practices", "Set a short timeout"; clusterlint
+// webhook timeout check.
+func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, accessors []webhook.WebhookAccessor, scopes ScopeResolver) []Warning {
+	var reqs []func() admission.Attributes
+	for _, r := range systemRequests {
+		reqs = append(reqs, r.attributes)
+	}
+	namespaces := []string{"kube-system", "default", "lockout-check-any"}
+	for i := range obj.Webhooks {
+		namespaces = append(namespaces, selectorNamespaces(obj.Webhooks[i].NamespaceSelector)...)
+		if svc := obj.Webhooks[i].ClientConfig.Service; svc != nil {
+			namespaces = append(namespaces, svc.Namespace)
+		}
+	}
+	slices.Sort(namespaces)
+	namespaces = slices.Compact(namespaces)
+	seen := map[string]bool{}
+	for i := range obj.Webhooks {
+		for _, rule := range obj.Webhooks[i].Rules {
+			for _, g := range rule.APIGroups {
+				for _, v := range rule.APIVersions {
+					for _, res := range rule.Resources {
+						if g == "*" || v == "*" || strings.Contains(res, "*") || scopes == nil {
+							continue
+						}
+						base, sub, _ := strings.Cut(res, "/")
+						namespaced, known := scopes.ResourceScope(schema.GroupResource{Group: g, Resource: base})
+						if !known {
+							continue // no claim about a resource whose scope is not known
+						}
+						for _, op := range rule.Operations {
+							ops := []admission.Operation{admission.Operation(op)}
+							if op == admissionregistrationv1.OperationAll {
+								ops = []admission.Operation{admission.Create, admission.Update, admission.Delete}
+							}
+							nss := []string{""}
+							if namespaced {
+								nss = namespaces
+							}
+							for _, o := range ops {
+								for _, ns := range nss {
+									key := fmt.Sprint(g, v, res, o, ns)
+									if seen[key] {
+										continue
+									}
+									seen[key] = true
+									r := criticalRequest{gvr: schema.GroupVersionResource{Group: g, Version: v, Resource: base},
+										kind: "Object", sub: sub, namespace: ns, name: "object-1", op: o,
+										user: &user.DefaultInfo{Name: "someone", Groups: []string{user.AllAuthenticated}}}
+									reqs = append(reqs, r.attributes)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var worst []int
+	worstSum := int32(0)
+	var worstAttr admission.Attributes
+	for _, mk := range reqs {
+		attr := mk()
+		var hooks []int
+		sum := int32(0)
+		for i := range obj.Webhooks {
+			h := &obj.Webhooks[i]
+			if !failsClosed(h.FailurePolicy) || hookCalled(accessors[i], attr) != called {
+				continue
+			}
+			t := int32(10)
+			if h.TimeoutSeconds != nil {
+				t = *h.TimeoutSeconds
+			}
+			hooks = append(hooks, i)
+			sum += t
+		}
+		if len(hooks) > 1 && sum > worstSum {
+			worst, worstSum, worstAttr = hooks, sum, attr
+		}
+	}
+	if worstSum < requestDeadlineSeconds {
+		return nil
+	}
+	names := make([]string, len(worst))
+	for k, i := range worst {
+		names[k] = fmt.Sprintf("%s (%ds)", obj.Webhooks[i].Name, timeoutOf(&obj.Webhooks[i]))
+	}
+	sort.Strings(names)
+	where := ""
+	if worstAttr.GetNamespace() != "" {
+		where = " in namespace " + worstAttr.GetNamespace()
+	}
+	res := worstAttr.GetResource().Resource
+	if worstAttr.GetSubresource() != "" {
+		res += "/" + worstAttr.GetSubresource()
+	}
+	return []Warning{{field.NewPath("webhooks").Index(worst[0]).Child("timeoutSeconds"), SummaryFailClosedTimeouts, fmt.Sprintf(
+		"the fail-closed webhooks %s are called one after another for the same requests (for example %s %s%s), "+
+			"and their timeouts add up to %d s: while they are slow or unavailable, such a request waits that long and then fails, "+
+			"past the deadlines of most clients (leader election renews within 10 s); give them short timeouts (a few seconds each)",
+		strings.Join(names, ", "), worstAttr.GetOperation(), res, where, worstSum)}}
+}
+
+func timeoutOf(h *admissionregistrationv1.MutatingWebhook) int32 {
+	if h.TimeoutSeconds == nil {
+		return 10
+	}
+	return *h.TimeoutSeconds
+}
+
+// selectorNamespaces are the namespaces a selector names by their name label.
+func selectorNamespaces(sel *metav1.LabelSelector) []string {
+	if sel == nil {
+		return nil
+	}
+	var out []string
+	if v, ok := sel.MatchLabels[namespaceNameLabel]; ok {
+		out = append(out, v)
+	}
+	for _, e := range sel.MatchExpressions {
+		if e.Key == namespaceNameLabel {
+			out = append(out, e.Values...)
+		}
+	}
+	return out
+}
