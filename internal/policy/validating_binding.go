@@ -75,6 +75,7 @@ var validatingBindings = newKind(kind[validatingBindingSpec, validatingBinding]{
 	advise: func(ctx context.Context, env *planEnv, b *validatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy })
+			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+			func(p *validatingPolicy) []validation.Warning { return validation.PolicyLockout(p, b) })
 	},
 })

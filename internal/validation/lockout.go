@@ -24,6 +24,7 @@ import (
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -210,12 +211,16 @@ var hookMatcher = sync.OnceValues(func() (*generic.Webhook, error) {
 	}
 	f := informers.NewSharedInformerFactory(cs, 0)
 	namespaceIndexer = f.Core().V1().Namespaces().Informer().GetIndexer()
+	namespaces = f.Core().V1().Namespaces().Lister()
 	wh.SetExternalKubeClientSet(cs)
 	wh.SetExternalKubeInformerFactory(f)
 	return wh, nil
 })
 
-var namespaceIndexer cache.Indexer
+var (
+	namespaceIndexer cache.Indexer
+	namespaces       corelisters.NamespaceLister
+)
 
 // addNamespace makes ns known to the matchers, with the label every namespace has
 // (kubernetes.io/metadata.name, set by the API server's namespace strategy).
@@ -337,7 +342,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		if h.ClientConfig.Service != nil {
 			ns = h.ClientConfig.Service.Namespace
 		}
-		warnings = append(warnings, harmWarnings(p, "webhook", hit, ns)...)
+		warnings = append(warnings, harmWarnings(p, webhookWording, hit, ns)...)
 	}
 	if serial {
 		warnings = append(warnings, timeoutWarnings(obj, accessors, scopes)...)
@@ -345,8 +350,14 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 	return warnings
 }
 
+// wording is how a warning names what intercepts, when the requests are rejected, and the
+// setting that stops it.
+type wording struct{ subject, when, ignore string }
+
+var webhookWording = wording{"failurePolicy Fail on a webhook", "While the webhook is unavailable", "use failurePolicy Ignore"}
+
 // harmWarnings words one warning per harm: what is intercepted, why it hurts, and the way out.
-func harmWarnings(p *field.Path, what string, hit map[harm][]criticalRequest, ownNamespace string) []Warning {
+func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, ownNamespace string) []Warning {
 	var warnings []Warning
 	list := func(rs []criticalRequest) (string, string) {
 		var whats, whys []string
@@ -361,22 +372,22 @@ func harmWarnings(p *field.Path, what string, hit map[harm][]criticalRequest, ow
 	if rs := hit[harmSystem]; len(rs) > 0 {
 		w, y := list(rs)
 		warnings = append(warnings, Warning{p, SummaryFailClosedSystem, fmt.Sprintf(
-			"failurePolicy Fail on a %s that intercepts namespace \"kube-system\": %s. While it is unavailable, these are rejected: %s, "+
-				"which can break the cluster; exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or use failurePolicy Ignore",
-			what, w, y)})
+			"%s that intercepts namespace \"kube-system\": %s. %s, these are rejected: %s, "+
+				"which can break the cluster; exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or %s",
+			wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmNodes]; len(rs) > 0 {
 		w, y := list(rs)
 		warnings = append(warnings, Warning{p, SummaryFailClosedNodes, fmt.Sprintf(
-			"failurePolicy Fail on a %s that intercepts the nodes' own requests: %s. While it is unavailable, these are rejected: %s; "+
+			"%s that intercepts the nodes' own requests: %s. %s, these are rejected: %s; "+
 				"leave these resources out of the rules, exclude the nodes with a match condition (!('system:nodes' in request.userInfo.groups)), "+
-				"or use failurePolicy Ignore", what, w, y)})
+				"or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmRBAC]; len(rs) > 0 {
 		w, y := list(rs)
 		warnings = append(warnings, Warning{p, SummaryFailClosedRBAC, fmt.Sprintf(
-			"failurePolicy Fail on a %s that intercepts the %s. While it is unavailable, %s; "+
-				"exclude them with a match condition (!request.name.startsWith('system:')) or use failurePolicy Ignore", what, w, y)})
+			"%s that intercepts the %s. %s, they are rejected, and %s; "+
+				"exclude them with a match condition (!request.name.startsWith('system:')) or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmOwn]; len(rs) > 0 {
 		var ops []string
@@ -384,10 +395,10 @@ func harmWarnings(p *field.Path, what string, hit map[harm][]criticalRequest, ow
 			ops = append(ops, r.what)
 		}
 		warnings = append(warnings, Warning{p, SummaryFailClosedOwn, fmt.Sprintf(
-			"failurePolicy Fail on a %s that intercepts its own service's namespace %q (%s there): "+
+			"%s that intercepts its own service's namespace %q (%s there): "+
 				"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
 				"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]), leave its pods out with an object selector, "+
-				"or use failurePolicy Ignore", what, ownNamespace, strings.Join(ops, ", "), ownNamespace)})
+				"or %s", wd.subject, ownNamespace, strings.Join(ops, ", "), ownNamespace, wd.ignore)})
 	}
 	return warnings
 }
