@@ -40,7 +40,7 @@ type ScopeResolver interface {
 // Summaries of the lockout warnings, one per kind of harm.
 const (
 	SummaryFailClosedNodes    = "Fail-closed webhook intercepts the nodes' own requests"
-	SummaryFailClosedRBAC     = "Fail-closed webhook intercepts the control plane's RBAC"
+	SummaryFailClosedRBAC     = "Fail-closed webhook intercepts what kube-apiserver itself writes"
 	SummaryFailClosedTimeouts = "Fail-closed webhooks' timeouts add up to the request deadline"
 )
 
@@ -91,6 +91,7 @@ var (
 
 var (
 	podsGVR        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	servicesGVR    = schema.GroupVersionResource{Version: "v1", Resource: "services"}
 	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	daemonsetsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
 	replicasetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
@@ -106,6 +107,8 @@ var (
 //   - kube-system workloads: Kubernetes docs, "Admission Webhook Good Practices", "Don't
 //     break the control plane" / "Avoid operating on the kube-system namespace"; clusterlint
 //     admission-webhook check (webhooks that apply to kube-system).
+//   - the service default/kubernetes: k8s.io/kubernetes pkg/controlplane/controller/kubernetesservice
+//     (kube-apiserver creates it when it is missing, as user system:apiserver).
 //   - leader election: k8s.io/client-go tools/leaderelection (renewals are lease UPDATEs by
 //     kube-controller-manager and kube-scheduler in kube-system).
 //   - node heartbeats: k8s.io/kubernetes pkg/kubelet/nodelease (lease UPDATEs in
@@ -129,6 +132,12 @@ var systemRequests = []criticalRequest{
 	{harmSystem, "CREATE deployments and daemonsets in kube-system",
 		"system add-ons cannot be installed or upgraded",
 		daemonsetsGVR, "DaemonSet", "", "kube-system", "kube-proxy", admission.Create, clusterAdmin},
+	{harmSystem, "CREATE services in kube-system (kube-dns and other add-ons)",
+		"system add-ons cannot be installed or upgraded, and cluster DNS cannot be restored once its service is gone",
+		servicesGVR, "Service", "", "kube-system", "kube-dns", admission.Create, clusterAdmin},
+	{harmRBAC, "CREATE of the service default/kubernetes (by kube-apiserver, user system:apiserver)",
+		"kube-apiserver cannot restore the service through which pods reach it",
+		servicesGVR, "Service", "", "default", "kubernetes", admission.Create, apiserverUser},
 	{harmSystem, "CREATE replicasets in kube-system (by the deployment controller)",
 		"rollouts of system deployments stop",
 		replicasetsGVR, "ReplicaSet", "", "kube-system", "coredns-1", admission.Create, sa("kube-system", "deployment-controller")},
@@ -372,8 +381,8 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 	if rs := hit[harmSystem]; len(rs) > 0 {
 		w, y := list(rs)
 		warnings = append(warnings, Warning{p, SummaryFailClosedSystem, fmt.Sprintf(
-			"%s that intercepts namespace \"kube-system\": %s. %s, these are rejected: %s, "+
-				"which can break the cluster; exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or %s",
+			"%s that intercepts what system components do in namespace \"kube-system\": %s. %s, these are rejected: %s, "+
+				"which can break the cluster; exclude the namespace in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or %s",
 			wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmNodes]; len(rs) > 0 {
@@ -386,8 +395,8 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 	if rs := hit[harmRBAC]; len(rs) > 0 {
 		w, y := list(rs)
 		warnings = append(warnings, Warning{p, SummaryFailClosedRBAC, fmt.Sprintf(
-			"%s that intercepts the %s. %s, they are rejected, and %s; "+
-				"exclude them with a match condition (!request.name.startsWith('system:')) or %s", wd.subject, w, wd.when, y, wd.ignore)})
+			"%s that intercepts what kube-apiserver itself writes: %s. %s, these are rejected: %s; "+
+				"exclude kube-apiserver's own user with a match condition (request.userInfo.username != 'system:apiserver') or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmOwn]; len(rs) > 0 {
 		var ops []string

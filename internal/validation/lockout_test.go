@@ -115,7 +115,7 @@ func TestLockout(t *testing.T) {
 			[]string{SummaryFailClosedSystem, SummaryFailClosedNodes, SummaryFailClosedRBAC, SummaryFailClosedOwn}, ""},
 		{"everything, rule scope Namespaced", []string{"*"}, []string{"*"}, []string{"*"},
 			func(o *mwc) { rule0(o).Scope = ptr(admissionregistrationv1.NamespacedScope) },
-			[]string{SummaryFailClosedSystem, SummaryFailClosedNodes, SummaryFailClosedOwn}, ""},
+			[]string{SummaryFailClosedSystem, SummaryFailClosedNodes, SummaryFailClosedRBAC, SummaryFailClosedOwn}, ""},
 		{"workloads in its own namespace only", []string{"apps"}, []string{"replicasets"}, []string{"CREATE"},
 			func(o *mwc) { hook0(o).NamespaceSelector = notIn("kube-system") }, []string{SummaryFailClosedOwn}, "CREATE replicasets"},
 	}
