@@ -516,7 +516,7 @@ func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 	}
 	return []Warning{{field.NewPath("webhooks").Index(worst[0]).Child("timeoutSeconds"), SummaryFailClosedTimeouts, fmt.Sprintf(
 		"the fail-closed webhooks %s are called one after another for the same requests (for example %s %s%s), "+
-			"and their timeouts add up to %d s: while they are slow or unavailable, such a request waits that long and then fails, "+
+			"and their timeouts add up to %d s: while they do not answer, such a request waits up to that long and then fails, "+
 			"past the deadlines of most clients (leader election renews within 10 s); give them short timeouts (a few seconds each)",
 		strings.Join(names, ", "), worstAttr.GetOperation(), res, where, worstSum)}}
 }
@@ -540,6 +540,27 @@ func selectorNamespaces(sel *metav1.LabelSelector) []string {
 	for _, e := range sel.MatchExpressions {
 		if e.Key == namespaceNameLabel {
 			out = append(out, e.Values...)
+		}
+	}
+	return out
+}
+
+// LiveScopeAdvice is the advice that only the live cluster's discovery can give: the lockout
+// warnings of obj with the scopes of live (custom resources included) that builtin (the
+// built-in resources, what Advice was given at validation) does not already give. A plan with
+// the cluster at hand reports these beside Advice's.
+func LiveScopeAdvice(obj *admissionregistrationv1.MutatingWebhookConfiguration, builtin, live ScopeResolver, serial bool) []Warning {
+	if obj == nil || live == nil {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, w := range lockoutWarnings(obj, builtin, serial) {
+		given[w.String()] = true
+	}
+	var out []Warning
+	for _, w := range lockoutWarnings(obj, live, serial) {
+		if !given[w.String()] {
+			out = append(out, w)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -66,6 +68,13 @@ func (r *webhookResource[H]) ModifyPlan(ctx context.Context, req resource.Modify
 	verdict.Errors = r.kind.report.LeftToTerraform(ctx, req.Config, verdict.Errors)
 	if r.kind.report.Verdict(&resp.Diagnostics, verdict, exp.unknownAt); resp.Diagnostics.HasError() {
 		return
+	}
+	if r.Connected() {
+		// What the cluster's discovery adds to the fail-closed warnings of ValidateConfig
+		// (the scope of custom resources); discovery is read once per client, and only
+		// when a rule names a resource that is not built in.
+		r.kind.report.Warnings(&resp.Diagnostics, validation.LiveScopeAdvice(obj, typecheck.BuiltinScopes(), liveScopes(r.C),
+			r.kind.api.name == "MutatingWebhookConfiguration"), exp.unknownAt)
 	}
 	if !dryRun {
 		return
@@ -156,4 +165,19 @@ func (caBundlePlanModifier) PlanModifyString(ctx context.Context, req planmodifi
 		return
 	}
 	resp.PlanValue = req.StateValue
+}
+
+// scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes).
+var scopes sync.Map // *kube.Client → *typecheck.Scopes
+
+func liveScopes(c *kube.Client) *typecheck.Scopes {
+	if s, ok := scopes.Load(c); ok {
+		return s.(*typecheck.Scopes)
+	}
+	dc, err := c.Discovery()
+	if err != nil {
+		return typecheck.BuiltinScopes()
+	}
+	s, _ := scopes.LoadOrStore(c, typecheck.LiveScopes(dc))
+	return s.(*typecheck.Scopes)
 }
