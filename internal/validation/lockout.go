@@ -90,16 +90,18 @@ var (
 )
 
 var (
-	podsGVR        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	servicesGVR    = schema.GroupVersionResource{Version: "v1", Resource: "services"}
-	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	daemonsetsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
-	replicasetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
-	leasesGVR      = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
-	nodesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
-	csrGVR         = schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
-	rolesGVR       = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
-	bindingsGVR    = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
+	podsGVR           = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	servicesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	endpointsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}
+	endpointSlicesGVR = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
+	deploymentsGVR    = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	daemonsetsGVR     = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	replicasetsGVR    = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	leasesGVR         = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+	nodesGVR          = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	csrGVR            = schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
+	rolesGVR          = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+	bindingsGVR       = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
 )
 
 // systemRequests are the requests whose rejection takes the cluster down. Sources, one per
@@ -107,8 +109,9 @@ var (
 //   - kube-system workloads: Kubernetes docs, "Admission Webhook Good Practices", "Don't
 //     break the control plane" / "Avoid operating on the kube-system namespace"; clusterlint
 //     admission-webhook check (webhooks that apply to kube-system).
-//   - the service default/kubernetes: k8s.io/kubernetes pkg/controlplane/controller/kubernetesservice
-//     (kube-apiserver creates it when it is missing, as user system:apiserver).
+//   - the endpoints of default/kubernetes: k8s.io/kubernetes pkg/controlplane/reconcilers
+//     (the lease endpoint reconciler of each kube-apiserver, user system:apiserver, writes the
+//     Endpoints and EndpointSlice "kubernetes" in default as API servers come and go).
 //   - leader election: k8s.io/client-go tools/leaderelection (renewals are lease UPDATEs by
 //     kube-controller-manager and kube-scheduler in kube-system).
 //   - node heartbeats: k8s.io/kubernetes pkg/kubelet/nodelease (lease UPDATEs in
@@ -135,9 +138,6 @@ var systemRequests = []criticalRequest{
 	{harmSystem, "CREATE services in kube-system (kube-dns and other add-ons)",
 		"system add-ons cannot be installed or upgraded, and cluster DNS cannot be restored once its service is gone",
 		servicesGVR, "Service", "", "kube-system", "kube-dns", admission.Create, clusterAdmin},
-	{harmRBAC, "CREATE of the service default/kubernetes (by kube-apiserver, user system:apiserver)",
-		"kube-apiserver cannot restore the service through which pods reach it",
-		servicesGVR, "Service", "", "default", "kubernetes", admission.Create, apiserverUser},
 	{harmSystem, "CREATE replicasets in kube-system (by the deployment controller)",
 		"rollouts of system deployments stop",
 		replicasetsGVR, "ReplicaSet", "", "kube-system", "coredns-1", admission.Create, sa("kube-system", "deployment-controller")},
@@ -162,6 +162,12 @@ var systemRequests = []criticalRequest{
 	{harmNodes, "CREATE certificatesigningrequests (by kubelets and joining nodes)",
 		"kubelets cannot renew their certificates and new nodes cannot join",
 		csrGVR, "CertificateSigningRequest", "", "", "csr-2", admission.Create, bootstrapUser},
+	{harmRBAC, "UPDATE of the endpoints of the service default/kubernetes (by kube-apiserver, user system:apiserver)",
+		"kube-apiserver cannot publish its addresses, so pods lose their way to it when the API servers change",
+		endpointsGVR, "Endpoints", "", "default", "kubernetes", admission.Update, apiserverUser},
+	{harmRBAC, "UPDATE of the endpoints of the service default/kubernetes (by kube-apiserver, user system:apiserver)",
+		"kube-apiserver cannot publish its addresses, so pods lose their way to it when the API servers change",
+		endpointSlicesGVR, "EndpointSlice", "", "default", "kubernetes", admission.Update, apiserverUser},
 	{harmRBAC, "CREATE and UPDATE of the system:* clusterroles and clusterrolebindings (by kube-apiserver, user system:apiserver, at start)",
 		"kube-apiserver reconciles them at every start and upgrade (post-start hook rbac/bootstrap-roles) and does not become ready until it can",
 		rolesGVR, "ClusterRole", "", "", "system:node", admission.Update, apiserverUser},

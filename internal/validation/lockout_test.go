@@ -116,6 +116,10 @@ func TestLockout(t *testing.T) {
 		{"everything, rule scope Namespaced", []string{"*"}, []string{"*"}, []string{"*"},
 			func(o *mwc) { rule0(o).Scope = ptr(admissionregistrationv1.NamespacedScope) },
 			[]string{SummaryFailClosedSystem, SummaryFailClosedNodes, SummaryFailClosedRBAC, SummaryFailClosedOwn}, ""},
+		{"endpoints of default/kubernetes", []string{"", "discovery.k8s.io"}, []string{"endpoints", "endpointslices"}, []string{"UPDATE"},
+			func(o *mwc) { hook0(o).NamespaceSelector = notIn("kube-system", "webhooks") }, []string{SummaryFailClosedRBAC}, "default/kubernetes"},
+		{"services, CREATE, everywhere", []string{""}, []string{"services"}, []string{"CREATE"}, nil,
+			[]string{SummaryFailClosedSystem}, "CREATE services in kube-system"},
 		{"workloads in its own namespace only", []string{"apps"}, []string{"replicasets"}, []string{"CREATE"},
 			func(o *mwc) { hook0(o).NamespaceSelector = notIn("kube-system") }, []string{SummaryFailClosedOwn}, "CREATE replicasets"},
 	}
