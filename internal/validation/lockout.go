@@ -17,10 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/cel/environment"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -285,10 +287,31 @@ const (
 	unknown // a match condition errors on the synthetic request, or needs what it lacks
 )
 
-// hookCalled asks the server's matcher whether the webhook is called for r. An error (a
-// match condition that fails on the synthetic request, or reads the authorizer) is no claim
-// either way.
-func hookCalled(h webhook.WebhookAccessor, attr admission.Attributes) verdict {
+// hook is a webhook as the server's matcher sees it: whole (match conditions included), and
+// without its match conditions, which hookCalled evaluates itself.
+type hook struct {
+	whole, bare webhook.WebhookAccessor
+}
+
+func newHook(uid, config string, h *admissionregistrationv1.MutatingWebhook) hook {
+	bare := h.DeepCopy()
+	bare.MatchConditions = nil
+	return hook{webhook.NewMutatingWebhookAccessor(uid, config, h), webhook.NewMutatingWebhookAccessor(uid, config, bare)}
+}
+
+// conditionCompiler is the compiler of match conditions generic.NewWebhook gives the server's
+// webhook plugin.
+var conditionCompiler = sync.OnceValue(func() cel.ConditionCompiler {
+	return cel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+})
+
+// hookCalled asks the server's matcher whether the webhook is called for attr:
+// generic.Webhook.ShouldCallHook on its rules and selectors, then its match conditions as
+// ShouldCallHook evaluates them (the accessor's compiled matcher; asked directly, as
+// ShouldCallHook would log a failed evaluation of the synthetic request as a failing
+// request). An error (a condition that fails on the synthetic request, or reads the
+// authorizer, which is not there) is no claim either way.
+func hookCalled(h hook, attr admission.Attributes) verdict {
 	// Requests that never reach webhooks: k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion
 	// (reviews), and the admission configuration kinds (rules.IsExemptAdmissionConfigurationResource).
 	if rules.IsExemptAdmissionConfigurationResource(attr) || slices.Contains(excludedResources, attr.GetResource().GroupResource()) {
@@ -299,11 +322,21 @@ func hookCalled(h webhook.WebhookAccessor, attr admission.Attributes) verdict {
 		return unknown
 	}
 	addNamespace(attr.GetNamespace())
-	inv, serr := wh.ShouldCallHook(context.Background(), h, attr, noEquivalents, versioned{attr})
+	inv, serr := wh.ShouldCallHook(context.Background(), h.bare, attr, noEquivalents, versioned{attr})
 	switch {
 	case serr != nil:
 		return unknown
-	case inv != nil:
+	case inv == nil:
+		return notCalled
+	case len(h.whole.GetMatchConditions()) == 0:
+		return called
+	}
+	va, _ := versioned{attr}.VersionedAttribute(inv.Kind)
+	res := h.whole.GetCompiledMatcher(conditionCompiler()).Match(context.Background(), va, nil, nil)
+	switch {
+	case res.Error != nil:
+		return unknown
+	case res.Matches:
 		return called
 	}
 	return notCalled
@@ -322,7 +355,7 @@ func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 // dispatcher).
 func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []Warning {
 	var warnings []Warning
-	accessors := make([]webhook.WebhookAccessor, len(obj.Webhooks))
+	hooks := make([]hook, len(obj.Webhooks))
 	for i := range obj.Webhooks {
 		// The server's defaults for what the matcher reads (an absent selector is the empty
 		// one, which matches everything; SetDefaults_MutatingWebhook).
@@ -333,7 +366,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		if h.ObjectSelector == nil {
 			h.ObjectSelector = &metav1.LabelSelector{}
 		}
-		accessors[i] = webhook.NewMutatingWebhookAccessor(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
+		hooks[i] = newHook(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
 		if !failsClosed(h.FailurePolicy) {
 			continue
 		}
@@ -346,7 +379,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		}
 		hit := map[harm][]criticalRequest{}
 		for _, r := range requests {
-			if hookCalled(accessors[i], r.attributes()) == called {
+			if hookCalled(hooks[i], r.attributes()) == called {
 				if !slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
 					hit[r.harm] = append(hit[r.harm], r)
 				}
@@ -360,7 +393,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		warnings = append(warnings, harmWarnings(p, webhookWording, hit, ns)...)
 	}
 	if serial {
-		warnings = append(warnings, timeoutWarnings(obj, accessors, scopes)...)
+		warnings = append(warnings, timeoutWarnings(obj, hooks, scopes)...)
 	}
 	return warnings
 }
@@ -425,7 +458,7 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 // kube-system, in each namespace a selector names, and in a namespace none names.
 // Source: Kubernetes docs, "Admission Webhook Good Practices", "Set a short timeout"; clusterlint
 // webhook timeout check.
-func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, accessors []webhook.WebhookAccessor, scopes ScopeResolver) []Warning {
+func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, hooks []hook, scopes ScopeResolver) []Warning {
 	var reqs []func() admission.Attributes
 	for _, r := range systemRequests {
 		reqs = append(reqs, r.attributes)
@@ -486,22 +519,18 @@ func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 	var worstAttr admission.Attributes
 	for _, mk := range reqs {
 		attr := mk()
-		var hooks []int
+		var callers []int
 		sum := int32(0)
 		for i := range obj.Webhooks {
 			h := &obj.Webhooks[i]
-			if !failsClosed(h.FailurePolicy) || hookCalled(accessors[i], attr) != called {
+			if !failsClosed(h.FailurePolicy) || hookCalled(hooks[i], attr) != called {
 				continue
 			}
-			t := int32(10)
-			if h.TimeoutSeconds != nil {
-				t = *h.TimeoutSeconds
-			}
-			hooks = append(hooks, i)
-			sum += t
+			callers = append(callers, i)
+			sum += timeoutOf(h)
 		}
-		if len(hooks) > 1 && sum > worstSum {
-			worst, worstSum, worstAttr = hooks, sum, attr
+		if len(callers) > 1 && sum > worstSum {
+			worst, worstSum, worstAttr = callers, sum, attr
 		}
 	}
 	if worstSum < requestDeadlineSeconds {

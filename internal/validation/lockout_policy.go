@@ -91,8 +91,7 @@ func policyCalled(constraints, binding *admissionregistrationv1.MatchResources, 
 	for i, c := range conditions {
 		accessors[i] = &matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression}
 	}
-	compiler := cel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
-	filter := compiler.CompileCondition(accessors, cel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true},
+	filter := conditionCompiler().CompileCondition(accessors, cel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true},
 		environment.StoredExpressions)
 	fail := admissionregistrationv1.Fail
 	va, err := versioned{attr}.VersionedAttribute(attr.GetKind())
