@@ -44,6 +44,10 @@ const (
 	SummaryFailClosedNodes    = "Fail-closed webhook intercepts the nodes' own requests"
 	SummaryFailClosedRBAC     = "Fail-closed webhook intercepts what kube-apiserver itself writes"
 	SummaryFailClosedTimeouts = "Fail-closed webhooks' timeouts add up to the request deadline"
+
+	SummaryPolicyFailClosedSystem = "Fail-closed policy intercepts kube-system"
+	SummaryPolicyFailClosedNodes  = "Fail-closed policy intercepts the nodes' own requests"
+	SummaryPolicyFailClosedRBAC   = "Fail-closed policy intercepts what kube-apiserver itself writes"
 )
 
 // requestDeadlineSeconds is the time after which a request that waits for its webhooks in turn
@@ -398,11 +402,15 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 	return warnings
 }
 
-// wording is how a warning names what intercepts, when the requests are rejected, and the
-// setting that stops it.
-type wording struct{ subject, when, ignore string }
+// wording is how a warning names what intercepts, when the requests are rejected, the
+// setting that stops it, and the summaries of its harms.
+type wording struct {
+	subject, when, ignore string
+	summaries             map[harm]string
+}
 
-var webhookWording = wording{"failurePolicy Fail on a webhook", "While the webhook is unavailable", "use failurePolicy Ignore"}
+var webhookWording = wording{"failurePolicy Fail on a webhook", "While the webhook is unavailable", "use failurePolicy Ignore",
+	map[harm]string{harmSystem: SummaryFailClosedSystem, harmNodes: SummaryFailClosedNodes, harmRBAC: SummaryFailClosedRBAC, harmOwn: SummaryFailClosedOwn}}
 
 // harmWarnings words one warning per harm: what is intercepted, why it hurts, and the way out.
 func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, ownNamespace string) []Warning {
@@ -419,21 +427,21 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 	}
 	if rs := hit[harmSystem]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, SummaryFailClosedSystem, fmt.Sprintf(
+		warnings = append(warnings, Warning{p, wd.summaries[harmSystem], fmt.Sprintf(
 			"%s that intercepts what system components do in namespace \"kube-system\": %s. %s, these are rejected: %s, "+
 				"which can break the cluster; exclude the namespace in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or %s",
 			wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmNodes]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, SummaryFailClosedNodes, fmt.Sprintf(
+		warnings = append(warnings, Warning{p, wd.summaries[harmNodes], fmt.Sprintf(
 			"%s that intercepts the nodes' own requests: %s. %s, these are rejected: %s; "+
 				"leave these resources out of the rules, exclude the nodes with a match condition (!('system:nodes' in request.userInfo.groups)), "+
 				"or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmRBAC]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, SummaryFailClosedRBAC, fmt.Sprintf(
+		warnings = append(warnings, Warning{p, wd.summaries[harmRBAC], fmt.Sprintf(
 			"%s that intercepts what kube-apiserver itself writes: %s. %s, these are rejected: %s; "+
 				"exclude kube-apiserver's own user with a match condition (request.userInfo.username != 'system:apiserver') or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
@@ -442,7 +450,7 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 		for _, r := range rs {
 			ops = append(ops, r.what)
 		}
-		warnings = append(warnings, Warning{p, SummaryFailClosedOwn, fmt.Sprintf(
+		warnings = append(warnings, Warning{p, wd.summaries[harmOwn], fmt.Sprintf(
 			"%s that intercepts its own service's namespace %q (%s there): "+
 				"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
 				"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]), leave its pods out with an object selector, "+

@@ -154,9 +154,10 @@ func MutatingPolicyLockout(policy *admissionregistrationv1.MutatingAdmissionPoli
 }
 
 // policyWarnings words the hits of a policy: unlike a webhook it is never unavailable, but
-// each expression that fails there, and each denial, rejects the request.
+// each expression that fails there rejects the request.
 func policyWarnings(p *field.Path, subject string, hit map[harm][]criticalRequest) []Warning {
 	return harmWarnings(p, wording{subject,
-		"When an expression of the policy fails on them (a missing param, an absent field, the cost limit) or the policy denies them",
-		"set the policy's failurePolicy to Ignore"}, hit, "")
+		"When an expression of the policy fails on them (a missing param, an absent field, the cost limit)",
+		"set the policy's failurePolicy to Ignore",
+		map[harm]string{harmSystem: SummaryPolicyFailClosedSystem, harmNodes: SummaryPolicyFailClosedNodes, harmRBAC: SummaryPolicyFailClosedRBAC}}, hit, "")
 }

@@ -34,7 +34,7 @@ func TestPolicyLockout(t *testing.T) {
 		want    []string
 	}{
 		{"deny on pods everywhere", lockoutVAP([]string{""}, []string{"pods"}, "CREATE"), deny(admissionregistrationv1.Deny),
-			[]string{SummaryFailClosedSystem}},
+			[]string{SummaryPolicyFailClosedSystem}},
 		{"warn only", lockoutVAP([]string{""}, []string{"pods"}, "CREATE"), deny(admissionregistrationv1.Warn, admissionregistrationv1.Audit), nil},
 		{"policy fails open", func() *admissionregistrationv1.ValidatingAdmissionPolicy {
 			p := lockoutVAP([]string{""}, []string{"pods"}, "CREATE")
@@ -53,13 +53,13 @@ func TestPolicyLockout(t *testing.T) {
 		}(), deny(admissionregistrationv1.Deny), nil},
 		{"policy unknown", nil, deny(admissionregistrationv1.Deny), nil},
 		{"deployments, CREATE", lockoutVAP([]string{"apps"}, []string{"deployments"}, "CREATE", "UPDATE"), deny(admissionregistrationv1.Deny),
-			[]string{SummaryFailClosedSystem}},
+			[]string{SummaryPolicyFailClosedSystem}},
 		{"cluster-scoped custom resources", lockoutVAP([]string{"example.com"}, []string{"widgets"}, "*"), deny(admissionregistrationv1.Deny), nil},
 		{"node leases", lockoutVAP([]string{"coordination.k8s.io"}, []string{"leases"}, "UPDATE"), func() *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
 			b := deny(admissionregistrationv1.Deny)
 			b.Spec.MatchResources = notInSystem
 			return b
-		}(), []string{SummaryFailClosedNodes}},
+		}(), []string{SummaryPolicyFailClosedNodes}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestMutatingPolicyLockout(t *testing.T) {
 	p := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: v.ObjectMeta,
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{MatchConstraints: v.Spec.MatchConstraints}}
 	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "p"}}
-	if ws := MutatingPolicyLockout(p, b); len(ws) != 1 || ws[0].Summary != SummaryFailClosedSystem || ws[0].Path.String() != "spec.matchResources" {
+	if ws := MutatingPolicyLockout(p, b); len(ws) != 1 || ws[0].Summary != SummaryPolicyFailClosedSystem || ws[0].Path.String() != "spec.matchResources" {
 		t.Errorf("fail-closed: got %v", ws)
 	}
 	p.Spec.FailurePolicy = ptr(admissionregistrationv1.Ignore)

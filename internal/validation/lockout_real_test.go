@@ -127,7 +127,7 @@ func TestLockoutRealPolicies(t *testing.T) {
 	policy, binding := readPolicy(t, "testdata/real/policies/kubevirt-node-restriction.yaml")
 	policy.Spec.MatchConditions = nil
 	ws := PolicyLockout(policy, binding)
-	if len(ws) != 1 || ws[0].Summary != SummaryFailClosedNodes || !strings.Contains(ws[0].Message, "UPDATE nodes and nodes/status") {
+	if len(ws) != 1 || ws[0].Summary != SummaryPolicyFailClosedNodes || !strings.Contains(ws[0].Message, "UPDATE nodes and nodes/status") {
 		t.Errorf("without its match condition: %v", ws)
 	}
 }
