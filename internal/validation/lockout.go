@@ -112,19 +112,20 @@ var (
 
 // systemRequests are the requests whose rejection takes the cluster down. Sources, one per
 // rule:
-//   - kube-system workloads: Kubernetes docs, "Admission Webhook Good Practices", "Don't
-//     break the control plane" / "Avoid operating on the kube-system namespace"; clusterlint
-//     admission-webhook check (webhooks that apply to kube-system).
+//   - kube-system workloads and leader election: Kubernetes docs, Dynamic Admission Control,
+//     "Avoiding operating on the kube-system namespace"; GKE's unsafe webhooks
+//     (K8S_ADMISSION_WEBHOOK_UNSAFE: pods and leases in kube-system); clusterlint
+//     checks/doks/admission_controller_webhook_replacement.go (fail-closed webhooks that apply
+//     to kube-system); leases are the locks of k8s.io/client-go tools/leaderelection.
 //   - the endpoints of default/kubernetes: k8s.io/kubernetes pkg/controlplane/reconcilers
 //     (the lease endpoint reconciler of each kube-apiserver, user system:apiserver, writes the
 //     Endpoints and EndpointSlice "kubernetes" in default as API servers come and go).
-//   - leader election: k8s.io/client-go tools/leaderelection (renewals are lease UPDATEs by
-//     kube-controller-manager and kube-scheduler in kube-system).
-//   - node heartbeats: k8s.io/kubernetes pkg/kubelet/nodelease (lease UPDATEs in
-//     kube-node-lease) and kubelet_node_status.go (nodes/status PATCH, seen by admission as
-//     UPDATE); Good Practices, "Avoid intercepting ... node leases".
-//   - certificates: k8s.io/kubernetes pkg/kubelet/certificate (kubelets create
-//     CertificateSigningRequests to rotate their certificates; joining nodes with bootstrap tokens).
+//   - node heartbeats and status: GKE's unsafe webhooks (leases in kube-node-lease, Nodes);
+//     k8s.io/kubernetes pkg/kubelet/nodelease (lease UPDATEs in kube-node-lease) and
+//     kubelet_node_status.go (nodes/status PATCH, which admission sees as UPDATE).
+//   - certificates: GKE's unsafe webhooks (CertificateSigningRequests); k8s.io/kubernetes
+//     pkg/kubelet/certificate (kubelets create CertificateSigningRequests to rotate their
+//     certificates; joining nodes with bootstrap tokens).
 //   - control-plane RBAC: k8s.io/kubernetes pkg/registry/rbac/rest PolicyData.EnsureRBACPolicy,
 //     the post-start hook rbac/bootstrap-roles that reconciles the system:* roles and bindings
 //     as user system:apiserver at every start; the server is not ready until it succeeds.
@@ -190,7 +191,9 @@ var systemRequests = []criticalRequest{
 
 // ownRequests are the requests that bring back a webhook's own backend in its service's
 // namespace: its pods, created by the replica set controller, and the replica sets of its
-// deployment (Good Practices, "Avoid self-hosted webhooks"... that intercept their own pods).
+// deployment. Source: Kubernetes docs, Dynamic Admission Control, "Avoiding deadlocks in
+// self-hosted webhooks"; clusterlint admission_controller_webhook_replacement.go (webhooks that
+// apply to their own namespace).
 func ownRequests(ns string) []criticalRequest {
 	return []criticalRequest{
 		{harmOwn, "CREATE pods", "its own pods cannot be created, so it cannot recover by itself",
@@ -464,8 +467,9 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 // requestDeadlineSeconds or more. The requests tried are the critical ones and, for each
 // resource a rule names whose scope is known, one of each operation the rule names, in
 // kube-system, in each namespace a selector names, and in a namespace none names.
-// Source: Kubernetes docs, "Admission Webhook Good Practices", "Set a short timeout"; clusterlint
-// webhook timeout check.
+// Source: IBM Cloud Kubernetes Service, webhook best practices (mutating webhooks run one after
+// another and together may exceed the time allotted to all); clusterlint
+// checks/doks/admission_controller_webhook_timeout.go (30 s and more blocks upgrades).
 func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, hooks []hook, scopes ScopeResolver) []Warning {
 	var reqs []func() admission.Attributes
 	for _, r := range systemRequests {

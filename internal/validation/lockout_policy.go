@@ -124,10 +124,10 @@ func policyHits(constraints, binding *admissionregistrationv1.MatchResources, co
 // PolicyLockout is the advice on a ValidatingAdmissionPolicyBinding whose validationActions
 // include Deny, given the policy it binds (nil when not known: no claim): when the policy fails
 // closed (failurePolicy Fail, the default) and the two together reach a request that keeps the
-// cluster alive (lockout.go), a denial or an expression error there (a missing param, an
-// absent field, the cost limit) rejects it. The warning is at spec.validationActions.
-// Source: Kubernetes docs, "Validating Admission Policy" (failurePolicy, "Fail" rejects on
-// error) and "Admission Webhook Good Practices" (the same requests).
+// cluster alive (systemRequests), an expression error there (a missing param, an absent field,
+// the cost limit) rejects it. The warning is at spec.validationActions.
+// Source: Kubernetes docs, "Validating Admission Policy" (failurePolicy: Fail rejects the
+// request when an expression errors), and systemRequests' sources for the requests.
 func PolicyLockout(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding) []Warning {
 	if policy == nil || binding == nil || !slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) ||
 		!failsClosed(policy.Spec.FailurePolicy) {

@@ -213,7 +213,7 @@ func TestLockoutTimeouts(t *testing.T) {
 }
 
 // What the lockout check costs a plan: one webhook on pods with a match condition, which is
-// compiled on each call (about 0.7 ms on the machine of the benchmarks' notes).
+// compiled on each call (about 0.7 ms).
 func BenchmarkLockoutAdvice(b *testing.B) {
 	one := lockoutHook([]string{""}, []string{"pods"}, "CREATE")
 	hook0(one).MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "!request.userInfo.username.startsWith('system:')"}}
