@@ -349,6 +349,71 @@ func hookCalled(h hook, attr admission.Attributes) verdict {
 	return notCalled
 }
 
+// prepareHooks are the webhooks of obj as the matcher reads them, with the server's defaults
+// for what it reads (an absent selector is the empty one, which matches everything;
+// SetDefaults_MutatingWebhook).
+func prepareHooks(obj *admissionregistrationv1.MutatingWebhookConfiguration) []hook {
+	hooks := make([]hook, len(obj.Webhooks))
+	for i := range obj.Webhooks {
+		h := obj.Webhooks[i].DeepCopy()
+		if h.NamespaceSelector == nil {
+			h.NamespaceSelector = &metav1.LabelSelector{}
+		}
+		if h.ObjectSelector == nil {
+			h.ObjectSelector = &metav1.LabelSelector{}
+		}
+		hooks[i] = newHook(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
+	}
+	return hooks
+}
+
+// probesOf are the requests tried on a webhook: the system ones, and those of its own backend
+// when it has a service outside kube-system and no object selector (which may leave out its
+// own pods by their labels, not known here: no claim about its own backend).
+func probesOf(h *admissionregistrationv1.MutatingWebhook) []criticalRequest {
+	requests := systemRequests
+	if svc := h.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
+		(h.ObjectSelector == nil || len(h.ObjectSelector.MatchLabels)+len(h.ObjectSelector.MatchExpressions) == 0) {
+		requests = append(slices.Clip(requests), ownRequests(svc.Namespace)...)
+	}
+	return requests
+}
+
+// LockoutProbe is one of the requests the lockout check puts to the API server's matcher.
+type LockoutProbe struct {
+	Operation   admission.Operation
+	Resource    schema.GroupVersionResource
+	Kind        string
+	Subresource string
+	Namespace   string
+	Name        string
+	User        user.Info
+}
+
+// LockoutProbes are the requests the lockout check tries on webhook i of obj, so that a test
+// can put the same requests to a real API server.
+func LockoutProbes(obj *admissionregistrationv1.MutatingWebhookConfiguration, i int) []LockoutProbe {
+	var out []LockoutProbe
+	for _, r := range probesOf(&obj.Webhooks[i]) {
+		out = append(out, LockoutProbe{r.op, r.gvr, r.kind, r.sub, r.namespace, r.name, r.user})
+	}
+	return out
+}
+
+// LockoutIntercepts is the lockout check's verdict on webhook i of obj for p: whether the API
+// server calls it, and whether that is known (false when a match condition cannot be
+// evaluated on the synthetic request).
+func LockoutIntercepts(obj *admissionregistrationv1.MutatingWebhookConfiguration, i int, p LockoutProbe) (intercepted, known bool) {
+	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
+	switch hookCalled(prepareHooks(obj)[i], r.attributes()) {
+	case called:
+		return true, true
+	case notCalled:
+		return false, true
+	}
+	return false, false
+}
+
 // failsClosed reports whether a webhook's failurePolicy is Fail (the default).
 func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 	return fp == nil || *fp == admissionregistrationv1.Fail
@@ -362,30 +427,14 @@ func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 // dispatcher).
 func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []Warning {
 	var warnings []Warning
-	hooks := make([]hook, len(obj.Webhooks))
+	hooks := prepareHooks(obj)
 	for i := range obj.Webhooks {
-		// The server's defaults for what the matcher reads (an absent selector is the empty
-		// one, which matches everything; SetDefaults_MutatingWebhook).
-		h := obj.Webhooks[i].DeepCopy()
-		if h.NamespaceSelector == nil {
-			h.NamespaceSelector = &metav1.LabelSelector{}
-		}
-		if h.ObjectSelector == nil {
-			h.ObjectSelector = &metav1.LabelSelector{}
-		}
-		hooks[i] = newHook(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
+		h := &obj.Webhooks[i]
 		if !failsClosed(h.FailurePolicy) {
 			continue
 		}
-		requests := systemRequests
-		if svc := h.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
-			(h.ObjectSelector == nil || len(h.ObjectSelector.MatchLabels)+len(h.ObjectSelector.MatchExpressions) == 0) {
-			// A webhook with an object selector may leave out its own pods by their labels,
-			// which are not known here: no claim about its own backend.
-			requests = append(slices.Clip(requests), ownRequests(svc.Namespace)...)
-		}
 		hit := map[harm][]criticalRequest{}
-		for _, r := range requests {
+		for _, r := range probesOf(h) {
 			if hookCalled(hooks[i], r.attributes()) == called {
 				if !slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
 					hit[r.harm] = append(hit[r.harm], r)
