@@ -421,3 +421,130 @@ func probe(t *testing.T, cfg *rest.Config, admin dynamic.Interface, p validation
 	}
 	return err
 }
+
+// The same for validating admission policies: a policy that denies every request it is
+// evaluated on, bound with Deny, under five match settings; the server must deny exactly the
+// requests the check says the policy reaches.
+func TestAccPolicyLockoutAgreesWithServer(t *testing.T) {
+	cfg := acctest.Cluster(t).RESTConfig()
+	cs := acctest.Clientset(t)
+	ctx := context.Background()
+	const canaryNamespace = "lockout-policy-canary"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: canaryNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	admin, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := func(groups, resources []string) admissionregistrationv1.NamedRuleWithOperations {
+		return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+			Rule:       admissionregistrationv1.Rule{APIGroups: groups, APIVersions: []string{"*"}, Resources: resources},
+		}}
+	}
+	// Every policy also reaches the canary's configmaps, which tell when it is in effect.
+	canaryRule := rule([]string{""}, []string{"configmaps"})
+	onlyProbes := admissionregistrationv1.MatchCondition{Name: "probes-only", Expression: "'lockout-probe' in request.userInfo.groups"}
+	policy := func(rules []admissionregistrationv1.NamedRuleWithOperations, conditions ...admissionregistrationv1.MatchCondition) *admissionregistrationv1.ValidatingAdmissionPolicy {
+		fail := admissionregistrationv1.Fail
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "lockout-probe.example.com"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy:    &fail,
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: append(rules, canaryRule)},
+				MatchConditions:  append([]admissionregistrationv1.MatchCondition{onlyProbes}, conditions...),
+				Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: "lockout probe"}},
+			},
+		}
+	}
+	binding := func(m *admissionregistrationv1.MatchResources) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "lockout-probe.example.com"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "lockout-probe.example.com",
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}, MatchResources: m},
+		}
+	}
+	all := []admissionregistrationv1.NamedRuleWithOperations{rule([]string{"*"}, []string{"*/*"})}
+	variants := []struct {
+		name    string
+		policy  *admissionregistrationv1.ValidatingAdmissionPolicy
+		binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	}{
+		{"everything", policy(all), binding(nil)},
+		{"binding leaves kube-system out", policy(all), binding(&admissionregistrationv1.MatchResources{
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}})},
+		{"binding's opt-in object selector", policy(all), binding(&admissionregistrationv1.MatchResources{
+			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"inject": "true"}}})},
+		{"policy leaves system users out", policy(all, admissionregistrationv1.MatchCondition{
+			Name: "not-system", Expression: "!request.userInfo.username.startsWith('system:')"}), binding(nil)},
+		{"pods and leases", policy([]admissionregistrationv1.NamedRuleWithOperations{
+			rule([]string{""}, []string{"pods"}), rule([]string{"coordination.k8s.io"}, []string{"leases"})}), binding(nil)},
+	}
+	canary := func(t *testing.T) error {
+		as := rest.CopyConfig(cfg)
+		as.Impersonate = rest.ImpersonationConfig{UserName: "canary", Groups: []string{"lockout-probe", "system:masters"}}
+		c, err := dynamic.NewForConfig(as)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "canary", "namespace": canaryNamespace, "labels": map[string]any{"inject": "true"}}}}
+		_, err = c.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(canaryNamespace).
+			Create(context.Background(), cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}
+	waitCanary := func(t *testing.T, denied bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			err := canary(t)
+			if isPolicyDenial(err) == denied {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the policy is not yet (or still) in effect after 60 s: %v", err)
+			}
+		}
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			policies, bindings := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies(), cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
+			if _, err := policies.Create(ctx, v.policy, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bindings.Create(ctx, v.binding, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				_ = bindings.Delete(ctx, v.binding.Name, metav1.DeleteOptions{})
+				_ = policies.Delete(ctx, v.policy.Name, metav1.DeleteOptions{})
+				waitCanary(t, false)
+			}()
+			waitCanary(t, true)
+			checked, denied := 0, 0
+			for _, p := range validation.PolicyLockoutProbes() {
+				p.User = &user.DefaultInfo{Name: p.User.GetName(), Groups: append(slices.Clone(p.User.GetGroups()), "lockout-probe", "system:masters")}
+				want, known := validation.PolicyIntercepts(v.policy, v.binding, p)
+				if !known {
+					t.Errorf("%s %s: the check makes no claim", p.Operation, describeProbe(p))
+					continue
+				}
+				ensureExists(t, admin, p)
+				err := probe(t, cfg, admin, p)
+				if got := isPolicyDenial(err); got != want {
+					t.Errorf("%s %s as %s: the server denies it: %v, the check says reached: %v (%v)", p.Operation, describeProbe(p), p.User.GetName(), got, want, err)
+				}
+				checked++
+				if want {
+					denied++
+				}
+			}
+			t.Logf("%d requests agree, %d of them denied", checked, denied)
+		})
+	}
+}
+
+func isPolicyDenial(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "lockout probe")
+}
