@@ -79,7 +79,8 @@ const (
 // request the binding matches fails the policy (then failure_policy decides).
 // It reads the policy once.
 func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], policyName string, hasParamRef bool,
-	hasParamKind func(*P) bool, failurePolicy func(*P) *admissionregistrationv1.FailurePolicyType) []validation.Warning {
+	hasParamKind func(*P) bool, failurePolicy func(*P) *admissionregistrationv1.FailurePolicyType,
+	lockout func(*P) []validation.Warning) []validation.Warning {
 	if env.Client == nil || policyName == "" {
 		return nil
 	}
@@ -98,18 +99,21 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 				"Terraform then creates the policy first, and this check waits for it.", kindName, policyName, policies.TypeName),
 		}}
 	}
+	// What the binding and its policy together intercept of what keeps the cluster alive
+	// (validation.PolicyLockout, MutatingPolicyLockout).
+	lockedOut := lockout(p)
 	if hasParamKind(p) && !hasParamRef {
 		outcome := "rejected (its failure_policy is Fail)"
 		if fp := failurePolicy(p); fp != nil && *fp == admissionregistrationv1.Ignore {
 			outcome = "let through without what reads params (its failure_policy is Ignore)"
 		}
-		return []validation.Warning{{
+		return append([]validation.Warning{{
 			Path:    field.NewPath("spec", "paramRef"),
 			Summary: summaryNoParamRef,
 			Message: fmt.Sprintf("The %s %q has a param_kind, so it expects a parameter, but this binding has no param_ref: "+
 				"the policy is evaluated with params null, each expression that reads params fails, and every request the binding matches "+
 				"is then %s. Add a param_ref block.", kindName, policyName, outcome),
-		}}
+		}}, lockedOut...)
 	}
-	return nil
+	return lockedOut
 }

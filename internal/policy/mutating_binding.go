@@ -46,6 +46,7 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *mutatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy })
+			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+			func(p *mutatingPolicy) []validation.Warning { return validation.MutatingPolicyLockout(p, b) })
 	},
 })

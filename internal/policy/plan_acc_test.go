@@ -119,10 +119,20 @@ func TestAccBindingWarnings(t *testing.T) {
 		}
 	})
 	t.Run("param_ref given", func(t *testing.T) {
+		// (kube-system left out: a Deny binding of the fail-closed policy there is warned about)
 		diags, ok := acctest.Plan(t, acctest.ProviderBlock(t)+binding(fmt.Sprintf("%q", withParams), `
     param_ref {
       name                       = "limits"
       parameter_not_found_action = "Deny"
+    }
+    match_resources {
+      namespace_selector {
+        match_expressions {
+          key      = "kubernetes.io/metadata.name"
+          operator = "NotIn"
+          values   = ["kube-system"]
+        }
+      }
     }`))
 		if !ok || len(diags) != 0 {
 			t.Fatalf("want a clean plan, got ok=%v:%s", ok, describe(diags))

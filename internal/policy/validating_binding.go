@@ -74,6 +74,7 @@ var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyK
 	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []validation.Warning {
 		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy })
+			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+			func(p *validatingPolicy) []validation.Warning { return validation.PolicyLockout(p, b) })
 	},
 })

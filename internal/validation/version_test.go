@@ -116,7 +116,7 @@ func TestExcludedResourceWarningByVersion(t *testing.T) {
 			t.Errorf("%s: warned = %v", v, got)
 		}
 	}
-	if slices.ContainsFunc(Advice(o), func(w Warning) bool { return w.Summary == SummaryExcludedResource }) {
+	if slices.ContainsFunc(Advice(o, nil, true), func(w Warning) bool { return w.Summary == SummaryExcludedResource }) {
 		t.Error("Advice gives a server's warning")
 	}
 }

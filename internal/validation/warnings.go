@@ -7,11 +7,8 @@ import (
 	"encoding/pem"
 	"fmt"
 	"slices"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -58,42 +55,28 @@ var excludedResources = []schema.GroupResource{
 	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
 }
 
-// clusterScopedResources are well-known built-in resources that are not namespaced. A rule that
-// names only these cannot catch an object inside kube-system, so it gets no failurePolicy warning.
-// Anything not listed (custom resources included) is assumed to be namespaced.
-var clusterScopedResources = map[string]bool{
-	"apiservices": true, "certificatesigningrequests": true, "clusterrolebindings": true,
-	"clusterroles": true, "clustertrustbundles": true, "componentstatuses": true,
-	"csidrivers": true, "csinodes": true, "customresourcedefinitions": true,
-	"deviceclasses": true, "flowschemas": true, "ingressclasses": true,
-	"mutatingadmissionpolicies": true, "mutatingadmissionpolicybindings": true,
-	"mutatingwebhookconfigurations": true, "namespaces": true, "nodes": true,
-	"persistentvolumes": true, "priorityclasses": true, "prioritylevelconfigurations": true,
-	"resourceslices": true, "runtimeclasses": true, "selfsubjectaccessreviews": true,
-	"selfsubjectreviews": true, "selfsubjectrulesreviews": true, "storageclasses": true,
-	"storageversionmigrations": true, "subjectaccessreviews": true, "tokenreviews": true,
-	"validatingadmissionpolicies": true, "validatingadmissionpolicybindings": true,
-	"validatingwebhookconfigurations": true, "volumeattachmentclasses": true,
-	"volumeattachments": true,
-}
-
 // Warnings returns Advice and the warnings of a kube-apiserver of version Assumed (1.37) on a
 // create (ServerWarnings).
 func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
-	return append(Advice(obj), ServerWarnings(Assumed, obj, false)...)
+	return append(Advice(obj, nil, true), ServerWarnings(Assumed, obj, false)...)
 }
 
 // Advice returns advice for configs the server accepts but that will hurt (never errors),
 // whatever the server's version:
 //   - a caBundle that is not PEM certificates (at webhooks[i].clientConfig.caBundle);
-//   - failurePolicy Fail on a webhook whose rules reach namespaced resources and whose
-//     namespaceSelector does not exclude kube-system or the namespace of its own service (at
-//     webhooks[i].failurePolicy); the selector is evaluated against the label
-//     kubernetes.io/metadata.name=<namespace> every namespace has, and an empty one matches;
+//   - failurePolicy Fail on a webhook that the API server would call for a request that keeps
+//     the cluster alive (lockout.go: kube-system's workloads and leader election, the nodes'
+//     heartbeats and certificates, kube-apiserver's own RBAC, the webhook's own pods), asked
+//     of k8s.io/apiserver's own matcher (at webhooks[i].failurePolicy);
+//   - when serial (the webhooks of a mutating configuration, called one after another), the
+//     timeouts of fail-closed webhooks that one request calls adding up to 30 s (at
+//     webhooks[i].timeoutSeconds);
 //   - reinvocationPolicy IfNeeded with sideEffects other than None (at webhooks[i].reinvocationPolicy).
 //
-// obj is expected to be defaulted (see Default); absent fields are read as their defaults.
-func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
+// scopes tells which resources named in rules are namespaced (nil: none known; the lockout
+// check then makes no claim about them). obj is expected to be defaulted (see Default);
+// absent fields are read as their defaults.
+func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []Warning {
 	if obj == nil {
 		return nil
 	}
@@ -103,7 +86,6 @@ func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning
 		hook := &obj.Webhooks[i]
 		p := webhooksPath.Index(i)
 		warnings = append(warnings, caBundleWarnings(hook.ClientConfig.CABundle, p.Child("clientConfig", "caBundle"))...)
-		warnings = append(warnings, failurePolicyWarnings(hook, p.Child("failurePolicy"))...)
 		if hook.ReinvocationPolicy != nil && *hook.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy &&
 			hook.SideEffects != nil && *hook.SideEffects != admissionregistrationv1.SideEffectClassNone {
 			warnings = append(warnings, Warning{p.Child("reinvocationPolicy"), SummaryReinvokedSideEffects, fmt.Sprintf(
@@ -112,7 +94,7 @@ func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning
 				*hook.SideEffects)})
 		}
 	}
-	return warnings
+	return append(warnings, lockoutWarnings(obj, scopes, serial)...)
 }
 
 // ServerWarnings returns the warnings a kube-apiserver of version v gives when it accepts obj,
@@ -189,63 +171,6 @@ func pemCertificatesProblem(data []byte) string {
 		return fmt.Sprintf("unexpected data after PEM block %d", n)
 	}
 	return ""
-}
-
-// failurePolicyWarnings warns when a webhook that fails closed also intercepts namespaced objects
-// in kube-system or in its own service's namespace: while the webhook is down, nothing there can
-// be changed, including the webhook's own pods.
-func failurePolicyWarnings(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) []Warning {
-	if hook.FailurePolicy != nil && *hook.FailurePolicy != admissionregistrationv1.Fail {
-		return nil
-	}
-	if !rulesMatchNamespaced(hook.Rules) {
-		return nil
-	}
-	var warnings []Warning
-	if selectorMatchesNamespace(hook.NamespaceSelector, "kube-system") {
-		warnings = append(warnings, Warning{fldPath, SummaryFailClosedSystem, "failurePolicy Fail on a webhook that also intercepts namespace \"kube-system\": " +
-			"while the webhook is unavailable, changes to system components there are rejected, which can break the cluster; " +
-			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or use failurePolicy Ignore"})
-	}
-	if svc := hook.ClientConfig.Service; svc != nil && svc.Namespace != "" && svc.Namespace != "kube-system" &&
-		selectorMatchesNamespace(hook.NamespaceSelector, svc.Namespace) {
-		warnings = append(warnings, Warning{fldPath, SummaryFailClosedOwn, fmt.Sprintf("failurePolicy Fail on a webhook that also intercepts its own service's namespace %q: "+
-			"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
-			"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]) or use failurePolicy Ignore",
-			svc.Namespace, svc.Namespace)})
-	}
-	return warnings
-}
-
-// rulesMatchNamespaced reports whether some rule can match a namespaced resource: its scope
-// (default "*") allows namespaced objects and it names a resource not known to be cluster-scoped.
-func rulesMatchNamespaced(rules []admissionregistrationv1.RuleWithOperations) bool {
-	for _, rule := range rules {
-		if rule.Scope != nil && *rule.Scope == admissionregistrationv1.ClusterScope {
-			continue
-		}
-		for _, r := range rule.Resources {
-			res, _, _ := strings.Cut(r, "/")
-			if res != "" && !clusterScopedResources[res] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// selectorMatchesNamespace evaluates a namespaceSelector against a namespace that carries only its
-// well-known name label. A nil or empty selector matches every namespace; a selector the server
-// would reject matches nothing here (Validate reports it).
-func selectorMatchesNamespace(sel *metav1.LabelSelector, namespace string) bool {
-	if sel == nil {
-		return true
-	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return false
-	}
-	return s.Matches(labels.Set{namespaceNameLabel: namespace})
 }
 
 // excludedResourcesNamedByRule returns the excluded group/resources a rule names explicitly, each

@@ -111,8 +111,11 @@ func TestWarningsFailurePolicy(t *testing.T) {
 			[]string{`"kube-system"`}},
 		{"cluster-scoped rules only", func(o *mwc) { rule0(o).Scope = ptr(admissionregistrationv1.ClusterScope) }, nil},
 		{"cluster-scoped resources only", func(o *mwc) { rule0(o).Resources = []string{"nodes", "namespaces/status"} }, nil},
-		{"wildcard resources", func(o *mwc) { rule0(o).Resources = []string{"*"} }, []string{`"kube-system"`, `"webhooks"`}},
-		{"custom resource", func(o *mwc) { rule0(o).Resources = []string{"widgets"} }, []string{`"kube-system"`, `"webhooks"`}},
+		{"wildcard resources: services too", func(o *mwc) { rule0(o).Resources = []string{"*"} },
+			[]string{`"kube-system"`, `"webhooks"`}},
+		{"custom resource: not a request that keeps the cluster alive", func(o *mwc) {
+			rule0(o).APIGroups, rule0(o).Resources = []string{"example.com"}, []string{"widgets"}
+		}, nil},
 		{"no rules", func(o *mwc) { hook0(o).Rules = nil }, nil},
 	}
 	for _, tc := range cases {
@@ -212,6 +215,8 @@ func TestWarningSummaries(t *testing.T) {
 	h.SideEffects = ptr(admissionregistrationv1.SideEffectClassNoneOnDryRun)
 	h.Rules[0].APIGroups = []string{"authentication.k8s.io"}
 	h.Rules[0].Resources = []string{"tokenreviews", "pods"}
+	h.Rules = append(h.Rules, admissionregistrationv1.RuleWithOperations{Operations: ops("CREATE"),
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}})
 	h.NamespaceSelector = nil
 	second := *h.DeepCopy()
 	second.Name = "second.example.com"

@@ -566,7 +566,13 @@ func warnedConfig(providerBlock, name string) string {
 	cfg := validationConfig(providerBlock, name)
 	cfg = replaceOnce(cfg, `    side_effects              = "None"`, `    side_effects              = "None"
     failure_policy            = "Fail"`)
-	// No namespace selector: the webhook also intercepts pods in kube-system.
+	// No namespace selector, and no match condition that leaves out the system users whose
+	// pods are at stake: the webhook also intercepts pods in kube-system.
+	cfg = replaceOnce(cfg, `    match_conditions {
+      name       = "not-system"
+      expression = "!request.userInfo.username.startsWith('system:')"
+    }
+`, "")
 	return replaceOnce(cfg, `    namespace_selector {
       match_expressions {
         key      = "kubernetes.io/metadata.name"
@@ -640,6 +646,7 @@ func TestAccValidationWarningOncePerPlan(t *testing.T) {
 	for _, d := range validateResourceConfig(t, validConfigValue(func(h map[string]any) {
 		h["failure_policy"] = "Fail"
 		delete(h, "namespace_selector")
+		delete(h, "match_conditions")
 	})) {
 		t.Errorf("ValidateConfig: unexpected diagnostic: %s", showDiags([]*tfprotov6.Diagnostic{d}))
 	}

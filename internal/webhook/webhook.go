@@ -9,6 +9,7 @@ package webhook
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	fwlist "github.com/hashicorp/terraform-plugin-framework/list"
@@ -23,6 +24,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -108,8 +110,9 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		},
 		Default: validation.Default,
 		Check:   validation.WebhookCheck,
-		Advise: func(_ context.Context, _ object.PlanEnv, obj *configuration) []validation.Warning {
-			return validation.Advice(obj)
+		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []validation.Warning {
+			// Mutating webhooks are called one after another, so their timeouts add up.
+			return validation.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 		},
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
@@ -117,4 +120,26 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes(k.typeName)}}
 		},
 	}
+}
+
+// scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes):
+// the built-in resources, and the custom resources its discovery serves, read once per
+// client and only when a rule names a resource that is not built in.
+var scopes sync.Map // *kube.Client → *typecheck.Scopes
+
+// scopesOf is what the plan knows of resource scopes: the cluster's when it can be
+// reached, else the built-in resources' only (no claim about the others).
+func scopesOf(env object.PlanEnv) *typecheck.Scopes {
+	if env.Client == nil {
+		return typecheck.BuiltinScopes()
+	}
+	if s, ok := scopes.Load(env.Client); ok {
+		return s.(*typecheck.Scopes)
+	}
+	dc, err := env.Client.Discovery()
+	if err != nil {
+		return typecheck.BuiltinScopes()
+	}
+	s, _ := scopes.LoadOrStore(env.Client, typecheck.LiveScopes(dc))
+	return s.(*typecheck.Scopes)
 }
