@@ -27,9 +27,9 @@ func readPolicy(t *testing.T, file string) *admissionregistrationv1.ValidatingAd
 	return &p
 }
 
-// A real policy on ten kinds, whose validations each guard the fields of
+// A policy on ten kinds of the shape real ones have, whose validations each guard the fields of
 // their kinds with object.kind: the server's message of each expression is
-// some 20 to 36 kB; the brief form is a few lines.
+// some 16 to 29 kB; the brief form is a few lines.
 func TestBriefOfARealMultiKindPolicy(t *testing.T) {
 	warnings := typecheck.New(nil).ValidatingPolicy(readPolicy(t, "testdata/resource-limit-types.yaml"))
 	if len(warnings) != 4 {

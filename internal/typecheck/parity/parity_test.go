@@ -187,8 +187,8 @@ func normalize(ws []typecheck.Warning) []typecheck.Warning {
 	return out
 }
 
-// TestRealPolicySameAsStatusController is TestSameAsStatusController on a real policy on ten
-// kinds (../testdata/resource-limit-types.yaml), whose findings include fields the type
+// TestRealPolicySameAsStatusController is TestSameAsStatusController on a policy on ten
+// kinds of the shape real ones have (../testdata/resource-limit-types.yaml), whose findings include fields the type
 // checker does not see (the limits of a container's resources, maps of quantities), as the
 // status controller does not.
 func TestRealPolicySameAsStatusController(t *testing.T) {
