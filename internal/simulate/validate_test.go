@@ -147,8 +147,8 @@ spec: {policyName: p, validationActions: [Warn, Audit]}
 
 func TestDecodeModelForm(t *testing.T) {
 	model := map[string]any{
-		"id":     Unknown{},
-		"status": Unknown{},
+		"id":       Unknown{},
+		"status":   Unknown{},
 		"metadata": []any{map[string]any{"name": "p", "labels": nil, "uid": Unknown{}}},
 		"spec": []any{map[string]any{
 			"failure_policy": "Ignore",
