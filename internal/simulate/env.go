@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -109,10 +110,17 @@ func paramObject(u *unstructured.Unstructured) any {
 	return obj
 }
 
-// warnings collects the warnings the plugins add to a request's context.
+// warnings collects the warnings the plugins add to a request's context,
+// each text once, as the server's recorder does (k8s.io/apiserver
+// pkg/endpoints/filters WithWarningRecorder: recorder.AddWarning).
 type warnings struct{ list []string }
 
-func (w *warnings) AddWarning(_, text string) { w.list = append(w.list, text) }
+func (w *warnings) AddWarning(_, text string) {
+	if text == "" || slices.Contains(w.list, text) {
+		return
+	}
+	w.list = append(w.list, text)
+}
 
 func (w *warnings) context(ctx context.Context) context.Context {
 	return warning.WithWarningRecorder(ctx, w)
