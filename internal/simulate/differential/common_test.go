@@ -125,7 +125,7 @@ func newWorld(t *testing.T) (*world, error) {
 	// Parameters: ConfigMaps, some labelled for selectors.
 	for _, p := range []struct {
 		ns, name, max string
-		labels    map[string]string
+		labels        map[string]string
 	}{
 		{"sim-prod", "limits", "3", map[string]string{"limits": "yes"}},
 		{"sim-dev", "limits", "5", map[string]string{"limits": "yes"}},
@@ -282,7 +282,7 @@ type generator struct{ r *rand.Rand }
 func newGenerator(seed uint64) *generator { return &generator{r: rand.New(rand.NewPCG(seed, 0x5eed))} }
 
 func (g *generator) pick(options ...string) string { return options[g.r.IntN(len(options))] }
-func (g *generator) chance(p float64) bool          { return g.r.Float64() < p }
+func (g *generator) chance(p float64) bool         { return g.r.Float64() < p }
 
 // object is a ConfigMap or a Deployment in one of the namespaces, labelled
 // with the case it belongs to (so that only that case's policy or webhooks
