@@ -112,7 +112,12 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	e := newEnv(req)
 	res := &MutateResult{Allowed: true}
 	if req.Object != nil {
-		res.Object = req.Object.DeepCopy()
+		// The object as the server holds it (see typed).
+		u, err := unstructuredOf(typed(req.Object), req.Kind)
+		if err != nil {
+			return nil, err
+		}
+		res.Object = u
 	}
 	// Mutating policies handle CREATE, UPDATE and CONNECT only
 	// (mutating.NewPlugin's handler).
@@ -147,9 +152,9 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 		return res, nil
 	}
 	if obj := e.attrs.GetObject(); obj != nil {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return nil, fmt.Errorf("the mutated object is a %T", obj)
+		u, err := unstructuredOf(obj, req.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("the mutated object: %w", err)
 		}
 		res.Object = u
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 )
@@ -236,10 +237,10 @@ func ParseRequest(in any) (*Request, error) {
 func (r *Request) attributes() *recordingAttributes {
 	var obj, old runtime.Object
 	if r.Object != nil {
-		obj = r.Object.DeepCopy()
+		obj = typed(r.Object)
 	}
 	if r.OldObject != nil {
-		old = r.OldObject.DeepCopy()
+		old = typed(r.OldObject)
 	}
 	var options runtime.Object
 	switch r.Operation {
@@ -284,6 +285,36 @@ func (a *recordingAttributes) AddAnnotation(key, value string) error {
 
 func (a *recordingAttributes) AddAnnotationWithLevel(key, value string, level auditinternal.Level) error {
 	return a.AddAnnotation(key, value)
+}
+
+// typed is u as the server holds an object of its kind at admission: a
+// built-in kind as its Go type (so what the type cannot hold is gone, an
+// empty map is absent, and a mutation that gives it an unknown field fails
+// to decode, as on the server); another kind unstructured.
+func typed(u *unstructured.Unstructured) runtime.Object {
+	obj, err := clientgoscheme.Scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return u.DeepCopy()
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.DeepCopy().Object, obj); err != nil {
+		return u.DeepCopy()
+	}
+	obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+	return obj
+}
+
+// unstructuredOf is obj as an unstructured object of kind gvk.
+func unstructuredOf(obj runtime.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
 }
 
 // apiObject is an object in API form.
