@@ -38,8 +38,8 @@ func (mutateFunction) Definition(_ context.Context, _ function.DefinitionRequest
 			"with the server's `message`, `reason` and `code`. The server's own defaulting of built-in kinds is not applied. " +
 			"The binding is applied to the policy whatever its `policy_name`. The result is unknown while an input that decides it is not known yet.",
 		Parameters: []function.Parameter{
-			dynamicParam("policy", "The `MutatingAdmissionPolicy`. "+objectFormDescription),
-			dynamicParam("binding", "The `MutatingAdmissionPolicyBinding`. "+objectFormDescription),
+			dynamicParam("policy", "The `MutatingAdmissionPolicy`. "+objectForm("admission_mutating_admission_policy")),
+			dynamicParam("binding", "The `MutatingAdmissionPolicyBinding`. "+objectForm("admission_mutating_admission_policy_binding")),
 			dynamicParam("request", requestDescription),
 		},
 		Return: function.ObjectReturn{AttributeTypes: mutateResultTypes},

@@ -34,8 +34,12 @@ func dynamicParam(name, desc string) function.DynamicParameter {
 	return function.DynamicParameter{Name: name, MarkdownDescription: desc, AllowUnknownValues: true, AllowNullValue: name == "request"}
 }
 
-const objectFormDescription = "Either a resource of this provider (such as `admission_validating_admission_policy.x`) " +
-	"or the object in API form (such as `yamldecode(file(\"policy.yaml\"))`)."
+// objectForm documents an object argument; resource is an example
+// resource type of this provider.
+func objectForm(resource string) string {
+	return "Either a resource of this provider (such as `" + resource + ".x`) " +
+		"or the object in API form (such as `yamldecode(file(\"manifest.yaml\"))`)."
+}
 
 var validateResultTypes = map[string]attr.Type{
 	"matched":           types.BoolType,
@@ -65,8 +69,8 @@ func (validateFunction) Definition(_ context.Context, _ function.DefinitionReque
 			"The binding is applied to the policy whatever its `policy_name`. " +
 			"The result is unknown while an input that decides it is not known yet.",
 		Parameters: []function.Parameter{
-			dynamicParam("policy", "The `ValidatingAdmissionPolicy`. "+objectFormDescription),
-			dynamicParam("binding", "The `ValidatingAdmissionPolicyBinding`. "+objectFormDescription),
+			dynamicParam("policy", "The `ValidatingAdmissionPolicy`. "+objectForm("admission_validating_admission_policy")),
+			dynamicParam("binding", "The `ValidatingAdmissionPolicyBinding`. "+objectForm("admission_validating_admission_policy_binding")),
 			dynamicParam("request", requestDescription),
 		},
 		Return: function.ObjectReturn{AttributeTypes: validateResultTypes},

@@ -42,7 +42,7 @@ func (webhooksFunction) Definition(_ context.Context, _ function.DefinitionReque
 			"`rejected` is the server's message when the request is rejected before any call (a match condition that fails to evaluate " +
 			"under `failure_policy = \"Fail\"`). The webhooks' answers are not known offline: only whether they are called.",
 		Parameters: []function.Parameter{
-			dynamicParam("configuration", "The webhook configuration, mutating or validating. "+objectFormDescription),
+			dynamicParam("configuration", "The webhook configuration, mutating or validating. "+objectForm("admission_mutating_webhook_configuration")),
 			dynamicParam("request", requestDescription),
 		},
 		Return: function.ObjectReturn{AttributeTypes: webhooksResultTypes},
