@@ -124,7 +124,7 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	if excludedFromPolicies(req.Resource.GroupResource()) || req.Operation == admission.Delete {
 		return res, nil
 	}
-	evaluator := compileMutating(policy)
+	evaluator := mutatingCache.get(policy, func() mutating.PolicyEvaluator { return compileMutating(policy) })
 	hook := mutating.PolicyHook{Policy: policy, Bindings: []*MutatingBinding{binding}, Evaluator: evaluator}
 	if pk := policy.Spec.ParamKind; pk != nil {
 		gv, err := schema.ParseGroupVersion(pk.APIVersion)

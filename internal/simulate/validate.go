@@ -117,7 +117,7 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 	if excludedFromPolicies(req.Resource.GroupResource()) {
 		return res, nil
 	}
-	compiled := compileValidating(policy)
+	compiled := validatingCache.get(policy, func() compiledValidating { return compileValidating(policy) })
 	hook := validating.PolicyHook{
 		Policy:    policy,
 		Bindings:  []*ValidatingBinding{binding},
