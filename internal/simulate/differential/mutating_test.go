@@ -237,6 +237,9 @@ func TestMutatingAgainstAPIServer(t *testing.T) {
 				jsonString(c.policy.Spec), jsonString(c.binding.Spec))
 		}
 	}
-	t.Logf("differential: %d/%d mutating policy requests agree on verdict, message and mutated object (%d policies, %d more rejected by the server; %d matched, %d changed, %d denied, %d agreed only when asked again); kube-apiserver %s, %s",
+	line := fmt.Sprintf("differential: %d/%d mutating policy requests agree on verdict, message and mutated object (%d policies, %d more rejected by the server; %d matched, %d changed, %d denied, %d agreed only when asked again); kube-apiserver %s, %s",
 		agree, total, len(cases), rejected, matched, changed, denied, retried, w.version, time.Since(start).Round(time.Millisecond))
+	t.Log(line)
+	// make test prints the lines of go test -v that start with "differential:".
+	fmt.Println(line)
 }

@@ -302,7 +302,9 @@ func TestValidatingAgainstAPIServer(t *testing.T) {
 				off.Allowed, short(off.Message), off.Warnings, srv.allowed, short(srv.message), srv.warnings, jsonString(c.policy.Spec), jsonString(c.binding.Spec))
 		}
 	}
-	// make test prints the lines of go test -v that start with "differential:".
-	t.Logf("differential: %d/%d validating policy requests agree on verdict, message and warnings (%d policies, %d more rejected by the server; %d matched, %d denied, %d warned, %d agreed only when asked again); kube-apiserver %s, %s",
+	line := fmt.Sprintf("differential: %d/%d validating policy requests agree on verdict, message and warnings (%d policies, %d more rejected by the server; %d matched, %d denied, %d warned, %d agreed only when asked again); kube-apiserver %s, %s",
 		agree, total, len(cases), rejected, matched, denied, warned, retried, w.version, time.Since(start).Round(time.Millisecond))
+	t.Log(line)
+	// make test prints the lines of go test -v that start with "differential:".
+	fmt.Println(line)
 }

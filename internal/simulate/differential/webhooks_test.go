@@ -291,6 +291,9 @@ func TestWebhooksAgainstAPIServer(t *testing.T) {
 				r.object.GetKind(), key, r.old != nil, off.Called, off.Skipped, off.Rejected, called, srv.allowed, short(srv.message), jsonString(cfg))
 		}
 	}
-	t.Logf("differential: %d/%d webhook requests agree on the webhooks called (%d configurations, %d more rejected by the server; %d calls, %d skips, %d requests rejected by a match condition, %d agreed only when asked again); kube-apiserver %s, %s",
+	line := fmt.Sprintf("differential: %d/%d webhook requests agree on the webhooks called (%d configurations, %d more rejected by the server; %d calls, %d skips, %d requests rejected by a match condition, %d agreed only when asked again); kube-apiserver %s, %s",
 		agree, total, len(cases), rejected, calls, skips, rejections, retried, w.version, time.Since(start).Round(time.Millisecond))
+	t.Log(line)
+	// make test prints the lines of go test -v that start with "differential:".
+	fmt.Println(line)
 }
