@@ -46,6 +46,7 @@ func inputErr(path string, format string, args ...any) error {
 type (
 	ValidatingPolicy  = admissionregistrationv1.ValidatingAdmissionPolicy
 	ValidatingBinding = admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	ValidationAction  = admissionregistrationv1.ValidationAction
 	MutatingPolicy    = admissionregistrationv1.MutatingAdmissionPolicy
 	MutatingBinding   = admissionregistrationv1.MutatingAdmissionPolicyBinding
 )
