@@ -134,6 +134,36 @@ output "latest" {
 	})
 }
 
+// An input that decides the answer and is not known yet makes the result
+// unknown, rather than an answer about a value it does not have.
+func TestFunctionUnknownAtPlan(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: apiForm + `
+resource "terraform_data" "later" {}
+
+output "unknown_object" {
+  value = provider::admission::validate(local.policy, local.binding, {
+    object = merge(local.deployment, { spec = { replicas = terraform_data.later.id } })
+    params = [local.limits]
+  })
+}
+output "unknown_expression" {
+  value = provider::admission::validate(merge(local.policy, { spec = merge(local.policy.spec, { validations = [{ expression = terraform_data.later.id }] }) }), local.binding, {
+    object = local.deployment
+  })
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownOutputValue("unknown_object"),
+				plancheck.ExpectUnknownOutputValue("unknown_expression"),
+			}},
+		}},
+	})
+}
+
 func TestFunctionWebhooks(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
