@@ -76,8 +76,8 @@ func (g *generator) rules(operations ...string) []admissionregistrationv1.NamedR
 	var out []admissionregistrationv1.NamedRuleWithOperations
 	for i := 0; i < 1+g.r.IntN(2); i++ {
 		var r admissionregistrationv1.NamedRuleWithOperations
-		switch g.r.IntN(5) {
-		case 0:
+		switch g.r.IntN(6) {
+		case 0, 5:
 			r.APIGroups, r.APIVersions, r.Resources = []string{"*"}, []string{"*"}, []string{"*"}
 		case 1:
 			r.APIGroups, r.APIVersions, r.Resources = []string{""}, []string{"v1"}, []string{"configmaps"}
