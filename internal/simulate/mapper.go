@@ -1,0 +1,9 @@
+package simulate
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
+)
+
+func builtinMapper() (meta.RESTMapper, error) { return typecheck.BuiltinRESTMapper() }

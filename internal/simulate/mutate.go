@@ -1,0 +1,189 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+)
+
+// MutateResult is what the API server does with a request, for one
+// mutating policy and binding.
+type MutateResult struct {
+	// Matched: the policy applies to the request.
+	Matched bool
+	// Object is the object after the mutations (the request's object when
+	// none applies); nil for a request without an object.
+	Object *unstructured.Unstructured
+	// Allowed is false when the server rejects the request: a mutation that
+	// fails under failurePolicy Fail, a missing parameter with Deny.
+	Allowed bool
+	Message string
+	Reason  string
+	Code    int32
+}
+
+// compileMutating compiles a policy as the server does (k8s.io/apiserver
+// pkg/admission/plugin/policy/mutating compilePolicy, which is not
+// exported: the same calls, in the same order).
+func compileMutating(policy *admissionregistrationv1.MutatingAdmissionPolicy) mutating.PolicyEvaluator {
+	opts := cel.OptionalVariableDeclarations{HasParams: policy.Spec.ParamKind != nil, HasAuthorizer: true}
+	compiler, err := cel.NewCompositedCompiler(compositionEnv())
+	if err != nil {
+		return mutating.PolicyEvaluator{Error: err}
+	}
+	variables := make([]cel.NamedExpressionAccessor, len(policy.Spec.Variables))
+	for i, v := range policy.Spec.Variables {
+		variables[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	compiler.CompileAndStoreVariables(variables, opts, environment.StoredExpressions)
+	var matcher matchconditions.Matcher
+	if mcs := policy.Spec.MatchConditions; len(mcs) > 0 {
+		accessors := make([]cel.ExpressionAccessor, len(mcs))
+		for i := range mcs {
+			accessors[i] = (*matchconditions.MatchCondition)(&mcs[i])
+		}
+		matcher = matchconditions.NewMatcher(compiler.CompileCondition(accessors, opts, environment.StoredExpressions), policy.Spec.FailurePolicy, "policy", "validate", policy.Name)
+	}
+	var patchers []patch.Patcher
+	patchOptions := opts
+	patchOptions.HasPatchTypes = true
+	for _, m := range policy.Spec.Mutations {
+		switch m.PatchType {
+		case admissionregistrationv1.PatchTypeJSONPatch:
+			if m.JSONPatch != nil {
+				patchers = append(patchers, patch.NewJSONPatcher(compiler.CompileMutatingEvaluator(&patch.JSONPatchCondition{Expression: m.JSONPatch.Expression}, patchOptions, environment.StoredExpressions)))
+			}
+		case admissionregistrationv1.PatchTypeApplyConfiguration:
+			if m.ApplyConfiguration != nil {
+				patchers = append(patchers, patch.NewApplyConfigurationPatcher(compiler.CompileMutatingEvaluator(&patch.ApplyConfigurationCondition{Expression: m.ApplyConfiguration.Expression}, patchOptions, environment.StoredExpressions)))
+			}
+		}
+	}
+	return mutating.PolicyEvaluator{Matcher: matcher, Mutators: patchers, CompositedCompiler: compiler}
+}
+
+// typeConverters serves the type converter of a kind: the built-in
+// schemas' for a built-in kind (so an apply configuration merges lists by
+// their keys, as on the server); for another kind, whose schema only its
+// CustomResourceDefinition has, a converter that deduces the type from the
+// object (maps merge, lists are replaced whole).
+type typeConverters struct{}
+
+func (typeConverters) Run(context.Context) {}
+
+func (typeConverters) GetTypeConverter(gvk schema.GroupVersionKind) managedfields.TypeConverter {
+	if tc, err := typecheck.BuiltinTypeConverter(); err == nil {
+		stub := &unstructured.Unstructured{}
+		stub.SetGroupVersionKind(gvk)
+		if _, err := tc.ObjectToTyped(stub); err == nil {
+			return tc
+		}
+	}
+	return managedfields.NewDeducedTypeConverter()
+}
+
+// Mutate says what the API server does with req for policy and binding,
+// with k8s.io/apiserver's mutating admission policy dispatcher
+// (pkg/admission/plugin/policy/mutating NewDispatcher), reinvoked once
+// when the mutations changed the object, as the admission chain's
+// reinvocation does (k8s.io/apiserver pkg/admission reinvoker). The binding
+// applies to the policy whatever its policy name.
+func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBinding, req *Request) (*MutateResult, error) {
+	policy = validation.DefaultMutatingPolicy(policy)
+	binding = validation.DefaultMutatingPolicyBinding(binding)
+	binding.Spec.PolicyName = policy.Name
+	e := newEnv(req)
+	res := &MutateResult{Allowed: true}
+	if req.Object != nil {
+		// The object as the server holds it (see typed).
+		u, err := unstructuredOf(typed(req.Object), req.Kind)
+		if err != nil {
+			return nil, err
+		}
+		res.Object = u
+	}
+	// Mutating policies handle CREATE, UPDATE and CONNECT only
+	// (mutating.NewPlugin's handler).
+	if excludedFromPolicies(req.Resource.GroupResource()) || req.Operation == admission.Delete {
+		return res, nil
+	}
+	evaluator := mutatingCache.get(policy, func() mutating.PolicyEvaluator { return compileMutating(policy) })
+	hook := mutating.PolicyHook{Policy: policy, Bindings: []*MutatingBinding{binding}, Evaluator: evaluator}
+	if pk := policy.Spec.ParamKind; pk != nil {
+		gv, err := schema.ParseGroupVersion(pk.APIVersion)
+		if err != nil {
+			hook.ConfigurationError = err
+		} else {
+			hook.ParamInformer, hook.ParamScope = e.params(gv.WithKind(pk.Kind))
+		}
+	}
+	res.Matched = e.mutatingMatches(ctx, policy, binding, hook)
+
+	dispatcher := mutating.NewDispatcher(e.authz, e.matcher, typeConverters{})
+	err := dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})
+	if rc := e.attrs.GetReinvocationContext(); err == nil && rc.ShouldReinvoke() {
+		rc.SetIsReinvoke()
+		err = dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})
+	}
+	if err != nil {
+		res.Allowed = false
+		res.Message = err.Error()
+		var status *apierrors.StatusError
+		if errors.As(err, &status) {
+			res.Message, res.Reason, res.Code = status.ErrStatus.Message, string(status.ErrStatus.Reason), status.ErrStatus.Code
+		}
+		return res, nil
+	}
+	if obj := e.attrs.GetObject(); obj != nil {
+		u, err := unstructuredOf(obj, req.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("the mutated object: %w", err)
+		}
+		res.Object = u
+	}
+	return res, nil
+}
+
+func (e *env) mutatingMatches(ctx context.Context, policy *MutatingPolicy, binding *MutatingBinding, hook mutating.PolicyHook) bool {
+	pm := generic.NewPolicyMatcher(e.matcher)
+	ok, _, kind, err := pm.DefinitionMatches(e.attrs, e.objects, mutating.NewMutatingAdmissionPolicyAccessor(policy))
+	if err != nil {
+		return true
+	}
+	if !ok {
+		return false
+	}
+	if ok, err := pm.BindingMatches(e.attrs, e.objects, mutating.NewMutatingAdmissionPolicyBindingAccessor(binding)); err != nil || !ok {
+		return err != nil
+	}
+	if hook.Evaluator.Matcher == nil {
+		return true
+	}
+	params, err := generic.CollectParams(policy.Spec.ParamKind, hook.ParamInformer, hook.ParamScope, binding.Spec.ParamRef, e.attrs.GetNamespace(), nil, nil)
+	if err != nil || len(params) == 0 {
+		return true
+	}
+	va, err := admission.NewVersionedAttributes(e.attrs, kind, e.objects)
+	if err != nil {
+		return true
+	}
+	r := hook.Evaluator.Matcher.Match(ctx, va, params[0], e.authz)
+	return r.Error != nil || r.Matches
+}
