@@ -4,9 +4,8 @@
 // provider's schemas and write state of the same shape, so that tests can
 // move resources from it to this provider with a moved block.
 //
-// The schemas and state it reproduces are recorded in
-// ../shared/fixtures/hashicorp-kubernetes next to the repository; the tests
-// of this package compare them.
+// The schemas and state it reproduces are recorded in its testdata
+// directory; the tests of this package compare them.
 package kubernetesstandin
 
 import (

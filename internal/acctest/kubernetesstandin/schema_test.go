@@ -13,28 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// fixture is the path of a file of ../shared/fixtures/hashicorp-kubernetes,
-// found from the repository root: the nearest directory up from the test's
-// working directory that holds go.mod.
+// fixture is the path of a file of testdata: what hashicorp/kubernetes
+// reported and wrote for the configurations there (see testdata/README.md).
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "fixtures", "hashicorp-kubernetes", name)
+	p := filepath.Join("testdata", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture of hashicorp/kubernetes: %v (the shared directory must sit next to the repository)", err)
+		t.Fatalf("fixture of hashicorp/kubernetes: %v", err)
 	}
 	return p
 }
