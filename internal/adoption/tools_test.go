@@ -463,6 +463,12 @@ type made struct {
 // there).
 func makeAll(t *testing.T, tl tool, prefix string) made {
 	t.Helper()
+	return makeAllWith(t, tl, prefix, nil)
+}
+
+// makeAllWith is makeAll with extra labels in every manifest.
+func makeAllWith(t *testing.T, tl tool, prefix string, extra map[string]string) made {
+	t.Helper()
 	dyn, err := dynamic.NewForConfig(acctest.Cluster(t).RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -473,6 +479,14 @@ func makeAll(t *testing.T, tl tool, prefix string) made {
 		u := load(t, k.manifest)
 		name := prefix + "-" + u.GetName()
 		u.SetName(name)
+		if len(extra) > 0 {
+			labels := u.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			maps.Copy(labels, extra)
+			u.SetLabels(labels)
+		}
 		if p := k.policyOf(); p != nil {
 			if err := unstructured.SetNestedField(u.Object, policies[p.resourceType], "spec", "policyName"); err != nil {
 				t.Fatal(err)
