@@ -76,13 +76,6 @@ func (m *module) write(name, content string) {
 	}
 }
 
-func (m *module) remove(name string) {
-	m.t.Helper()
-	if err := os.Remove(filepath.Join(m.dir, name)); err != nil {
-		m.t.Fatal(err)
-	}
-}
-
 // run runs the CLI with args and returns its output and exit code.
 func (m *module) run(args ...string) (string, int) {
 	m.t.Helper()

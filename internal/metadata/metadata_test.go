@@ -19,7 +19,7 @@ func entry(manager string, op metav1.ManagedFieldsOperationType, fields map[stri
 	}
 	return metav1.ManagedFieldsEntry{
 		Manager: manager, Operation: op, APIVersion: "admissionregistration.k8s.io/v1",
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw},
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)),
 	}
 }
 
@@ -323,9 +323,9 @@ func TestOwnIgnoresBrokenManagedFields(t *testing.T) {
 	meta := metav1.ObjectMeta{
 		Labels: map[string]string{"a": "1"},
 		ManagedFields: []metav1.ManagedFieldsEntry{
-			{Manager: "x", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte("not json")}},
+			{Manager: "x", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1("not json")},
 			{Manager: "y", FieldsType: "FieldsV1"},
-			{Manager: "z", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":"oops"},"f:webhooks":[]}`)}},
+			{Manager: "z", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":"oops"},"f:webhooks":[]}`)},
 		},
 	}
 	if labels, _ := Own(meta); !maps.Equal(labels, map[string]string{"a": "1"}) {

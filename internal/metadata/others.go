@@ -101,7 +101,7 @@ func readOwnership(fields []metav1.ManagedFieldsEntry) ownership {
 			continue
 		}
 		var set map[string]json.RawMessage
-		if json.Unmarshal(e.FieldsV1.Raw, &set) != nil {
+		if json.Unmarshal(e.FieldsV1.GetRawBytes(), &set) != nil {
 			continue
 		}
 		for k, v := range set {

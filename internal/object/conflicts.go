@@ -97,7 +97,7 @@ func (k Kind[T]) resolveConflicts(ctx context.Context, api API[T], manager strin
 			if mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Subresource == "" && mf.FieldsV1 != nil {
 				applied = true
 				var set fieldpath.Set
-				if set.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)) == nil {
+				if set.FromJSON(bytes.NewReader(mf.FieldsV1.GetRawBytes())) == nil {
 					// A conflict names its field by fieldpath.Path.String
 					// (k8s.io/apimachinery managedfields/internal.NewConflictError).
 					set.Iterate(func(p fieldpath.Path) { ours[p.String()] = true })
