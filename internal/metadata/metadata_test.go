@@ -332,3 +332,29 @@ func TestOwnIgnoresBrokenManagedFields(t *testing.T) {
 		t.Errorf("labels %v", labels)
 	}
 }
+
+// TestDropBookkeeping: state moved from another provider loses other tools'
+// keys and keeps the rest; a map left empty becomes null; a map with none of
+// those keys is left as it is (an empty map stays empty).
+func TestDropBookkeeping(t *testing.T) {
+	m := Model{
+		Labels: types.MapValueMust(types.StringType, map[string]attr.Value{
+			"team": types.StringValue("platform"), "app.kubernetes.io/managed-by": types.StringValue("Helm"),
+		}),
+		Annotations: types.MapValueMust(types.StringType, map[string]attr.Value{
+			"meta.helm.sh/release-name": types.StringValue("x"), "meta.helm.sh/release-namespace": types.StringValue("y"),
+		}),
+	}
+	m.DropBookkeeping()
+	if got := stringMap(t, m.Labels); !maps.Equal(got, map[string]string{"team": "platform"}) {
+		t.Errorf("labels %v", got)
+	}
+	if !m.Annotations.IsNull() {
+		t.Errorf("annotations %v, want null", m.Annotations)
+	}
+	empty := Model{Labels: types.MapValueMust(types.StringType, map[string]attr.Value{}), Annotations: types.MapNull(types.StringType)}
+	empty.DropBookkeeping()
+	if empty.Labels.IsNull() || len(empty.Labels.Elements()) != 0 || !empty.Annotations.IsNull() {
+		t.Errorf("labels %v, annotations %v: want {} and null", empty.Labels, empty.Annotations)
+	}
+}

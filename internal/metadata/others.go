@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -210,4 +212,44 @@ func Own(meta metav1.ObjectMeta) (labels, annotations map[string]string) {
 		}
 	}
 	return labels, annotations
+}
+
+// DropBookkeeping removes from m's labels and annotations the bookkeeping
+// keys of other tools (the first part of the rule of Own; a state has no
+// managed fields for the second). A map left with no key becomes null. It
+// is for state taken over from another provider (a moved block), which may
+// hold such keys: read back, they would plan a removal the apply never makes.
+func (m *Model) DropBookkeeping() {
+	meta := metav1.ObjectMeta{Labels: stringsOf(m.Labels), Annotations: stringsOf(m.Annotations)}
+	labels, annotations := Own(meta)
+	if len(labels) != len(meta.Labels) {
+		m.Labels = mapOf(labels)
+	}
+	if len(annotations) != len(meta.Annotations) {
+		m.Annotations = mapOf(annotations)
+	}
+}
+
+func stringsOf(m types.Map) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+func mapOf(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	elems := map[string]attr.Value{}
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
 }
