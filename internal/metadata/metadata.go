@@ -3,6 +3,8 @@
 //
 // Labels and annotations are shared with others: only the keys in the
 // configuration are managed, and only those are read back into the state.
+// An object read without a prior state (import, `terraform query`) is read
+// with its own keys, not those other tools and controllers keep (Own).
 package metadata
 
 import (
@@ -56,9 +58,13 @@ func Block(generationDoc string) schema.ListNestedBlock {
 					MarkdownDescription: "Name of the object, unique in the cluster (a DNS subdomain). Changing it replaces the object.",
 					PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				},
-				"labels": tfschema.StringMap("Labels of the object. Only the labels set here are managed; labels that others add are left alone."),
+				"labels": tfschema.StringMap("Labels of the object. Only the labels set here are managed; labels that others add are left alone. " +
+					readWithoutState("labels", "Helm's `app.kubernetes.io/managed-by: Helm`, Flux's `kustomize.toolkit.fluxcd.io/*` and `helm.toolkit.fluxcd.io/*`, "+
+						"and `app.kubernetes.io/instance` when Argo CD tracks the object by it")),
 				"annotations": tfschema.StringMap("Annotations of the object. Only the annotations set here are managed; annotations that others add " +
-					"(such as `cert-manager.io/inject-ca-from` read by cert-manager) are left alone."),
+					"(such as `cert-manager.io/inject-ca-from` read by cert-manager) are left alone. " +
+					readWithoutState("annotations", "`kubectl.kubernetes.io/last-applied-configuration`, Helm's `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace`, "+
+						"Argo CD's `argocd.argoproj.io/tracking-id` and `argocd.argoproj.io/installation-id`")),
 				"finalizers": tfschema.StringList("Finalizers that must be removed before the object is deleted.", false),
 				"uid": schema.StringAttribute{
 					Computed:            true,
@@ -98,6 +104,16 @@ func Block(generationDoc string) schema.ListNestedBlock {
 	}
 }
 
+// readWithoutState documents the rule of Own on the labels or annotations
+// attribute (what, with the bookkeeping keys of other tools); the block is
+// the data sources' too, which read every key.
+func readWithoutState(what, bookkeeping string) string {
+	return "A data source reads every key. An object read without a prior state (an import, a `terraform query` result) is read with its own " + what +
+		": not the bookkeeping of other tools (" + bookkeeping + "), nor " + what + " that only field managers other than the one that made the object own " +
+		"(`metadata.managedFields`: a controller added them later). They stay on the server untouched; a resource configuration that sets one manages it. " +
+		"See [Adopting existing objects](../guides/adopting-existing-objects.md)."
+}
+
 // Expand is the API metadata of m, at API path p ("metadata").
 func Expand(x *tfconv.Expander, m Model, p *field.Path) metav1.ObjectMeta {
 	meta := metav1.ObjectMeta{
@@ -122,12 +138,28 @@ func Expand(x *tfconv.Expander, m Model, p *field.Path) metav1.ObjectMeta {
 
 // Flatten is the model of meta. With a prior model (the state or plan the
 // object is read for), labels and annotations are limited to its keys, and
-// empty lists and maps keep the form written there.
+// empty lists and maps keep the form written there. Without one (an import,
+// a `terraform query` result), they are the object's own (Own): not the
+// bookkeeping of other tools, nor what a controller added.
 func Flatten(meta metav1.ObjectMeta, prior *Model) Model {
+	labels, annotations := meta.Labels, meta.Annotations
+	if prior == nil {
+		labels, annotations = Own(meta)
+	}
+	return flatten(meta, prior, labels, annotations)
+}
+
+// FlattenStored is the model of meta with every label and annotation it has,
+// whoever set them: what a data source reads, which manages nothing.
+func FlattenStored(meta metav1.ObjectMeta) Model {
+	return flatten(meta, nil, meta.Labels, meta.Annotations)
+}
+
+func flatten(meta metav1.ObjectMeta, prior *Model, labels, annotations map[string]string) Model {
 	m := Model{
 		Name:              types.StringValue(meta.Name),
-		Labels:            tfconv.StringMap(meta.Labels, tfconv.PriorMap(prior, func(p *Model) types.Map { return p.Labels }), prior != nil),
-		Annotations:       tfconv.StringMap(meta.Annotations, tfconv.PriorMap(prior, func(p *Model) types.Map { return p.Annotations }), prior != nil),
+		Labels:            tfconv.StringMap(labels, tfconv.PriorMap(prior, func(p *Model) types.Map { return p.Labels }), prior != nil),
+		Annotations:       tfconv.StringMap(annotations, tfconv.PriorMap(prior, func(p *Model) types.Map { return p.Annotations }), prior != nil),
 		Finalizers:        tfconv.StringList(meta.Finalizers, tfconv.PriorList(prior, func(p *Model) types.List { return p.Finalizers })),
 		UID:               types.StringValue(string(meta.UID)),
 		ResourceVersion:   types.StringValue(meta.ResourceVersion),

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 )
@@ -56,7 +58,7 @@ func (d *Description[M, T]) apply(ctx context.Context, c *kube.Client, obj *T, d
 	api := d.API.Objects(c)
 	stored, err := api.Apply(ctx, obj, dryRun, false)
 	if conflicts := FieldConflicts(err); len(conflicts) > 0 {
-		return d.resolveConflicts(ctx, api, obj, dryRun, conflicts, diags)
+		return d.resolveConflicts(ctx, api, c.FieldManager, obj, dryRun, conflicts, diags)
 	}
 	return stored, err
 }
@@ -70,17 +72,36 @@ func (d *Description[M, T]) apply(ctx context.Context, c *kube.Client, obj *T, d
 // changed it. A field that another manager declares with server-side apply
 // has a co-owner: that is an error, unless force_conflicts is set. The
 // object's managed fields are read now.
-func (d *Description[M, T]) resolveConflicts(ctx context.Context, api Objects[T], obj *T, dryRun bool, conflicts []FieldConflict, diags *diag.Diagnostics) (*T, error) {
+//
+// A field that manager (Terraform's) has not applied is not drift but taken
+// over: on the first write of an object made by another tool and imported
+// (kubectl apply, helm install: imperative updates own all of it), or where
+// manager owns the field with the other one (the server value is the one
+// Terraform applied; an update changing it would have taken it from
+// Terraform alone). Its warning says so.
+func (d *Description[M, T]) resolveConflicts(ctx context.Context, api Objects[T], manager string, obj *T, dryRun bool, conflicts []FieldConflict, diags *diag.Diagnostics) (*T, error) {
 	name := d.Meta(obj).Name
 	current, err := api.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	appliers := map[string]bool{}
+	// Whether manager applied the object before, and the fields it owns,
+	// named as conflicts name them.
+	applied, ours := false, map[string]bool{}
 	if current != nil { // not gone since
 		for _, mf := range d.Meta(current).ManagedFields {
 			if mf.Operation == metav1.ManagedFieldsOperationApply {
 				appliers[mf.Manager] = true
+			}
+			if mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Subresource == "" && mf.FieldsV1 != nil {
+				applied = true
+				var set fieldpath.Set
+				if set.FromJSON(bytes.NewReader(mf.FieldsV1.GetRawBytes())) == nil {
+					// A conflict names its field by fieldpath.Path.String
+					// (k8s.io/apimachinery managedfields/internal.NewConflictError).
+					set.Iterate(func(p fieldpath.Path) { ours[p.String()] = true })
+				}
 			}
 		}
 	}
@@ -100,8 +121,23 @@ func (d *Description[M, T]) resolveConflicts(ctx context.Context, api Objects[T]
 	}
 	forced, err := api.Apply(ctx, obj, dryRun, true)
 	if err == nil && !dryRun {
-		diags.AddWarning(fmt.Sprintf("Changes made outside Terraform to %q were reverted", name),
-			"These fields had been changed by others and were set back to the configuration:\n\n"+describeConflicts(conflicts))
+		var reverted, takenOver []FieldConflict
+		for _, c := range conflicts {
+			if !applied || ours[c.Field] {
+				takenOver = append(takenOver, c)
+			} else {
+				reverted = append(reverted, c)
+			}
+		}
+		if len(reverted) > 0 {
+			diags.AddWarning(fmt.Sprintf("Changes made outside Terraform to %q were reverted", name),
+				"These fields had been changed by others and were set back to the configuration:\n\n"+describeConflicts(reverted))
+		}
+		if len(takenOver) > 0 {
+			diags.AddWarning(fmt.Sprintf("Fields of %q taken over from other field managers", name),
+				"These fields, which other field managers had set, now hold the configuration's values, and Terraform manages them:\n\n"+
+					describeConflicts(takenOver)+"\n\nIf the tool that made the object writes it again (kubectl apply, helm upgrade), it sets them back.")
+		}
 	}
 	return forced, err
 }

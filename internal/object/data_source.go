@@ -113,7 +113,7 @@ func (ds *DataSource[M, T]) Read(ctx context.Context, req datasource.ReadRequest
 			"There is no "+k.API.Kind+" named "+strconv.Quote(name)+" in the cluster.")
 		return
 	}
-	m = k.FlattenObject(obj, nil)
+	m = k.FlattenStored(obj)
 	raw, diags := encode(ctx, ds.types(ctx), &m, &extra)
 	if resp.Diagnostics.Append(diags...); !diags.HasError() {
 		resp.State.Raw = raw
@@ -173,7 +173,7 @@ func (ds *ListDataSource[M, T]) Read(ctx context.Context, req datasource.ReadReq
 	cfg.Items = make([]M, 0, len(items))
 	items = Pick(ds.Kind, items, types.StringNull(), 0)
 	for i := range items {
-		cfg.Items = append(cfg.Items, ds.Kind.FlattenObject(&items[i], nil))
+		cfg.Items = append(cfg.Items, ds.Kind.FlattenStored(&items[i]))
 	}
 	raw, diags := encode(ctx, ds.types(ctx), &cfg)
 	if resp.Diagnostics.Append(diags...); !diags.HasError() {

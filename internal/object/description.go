@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,8 +90,10 @@ type Description[M Model, T any] struct {
 
 	// StateMovers, when set, are the resource's state movers: the resources
 	// of other providers whose state moves to this one with a `moved` block
-	// (resource.ResourceWithMoveState).
-	StateMovers func(ctx context.Context) []resource.StateMover
+	// (resource.ResourceWithMoveState). write sets a state from an API object
+	// as an import reads it (no prior state), for movers that read the source
+	// state as the object it describes.
+	StateMovers func(ctx context.Context, write StateWriter[T]) []resource.StateMover
 
 	init    sync.Once
 	paths   func() *apipath.Mapper
@@ -100,6 +104,10 @@ type Description[M Model, T any] struct {
 // PlanEnv is what advice at plan may use: the provider's client when the
 // cluster can be reached, nil otherwise.
 type PlanEnv struct{ Client *kube.Client }
+
+// StateWriter sets state from the API object obj, as the refresh after an
+// import reads it: with no prior state, and a null timeouts block.
+type StateWriter[T any] func(ctx context.Context, obj *T, state *tfsdk.State) diag.Diagnostics
 
 // Header is the part of every model that all kinds share: the object's id
 // and its metadata block. A Model embeds it.
@@ -212,6 +220,15 @@ func (d *Description[M, T]) FlattenObject(obj *T, prior *M) M {
 	meta := d.Meta(obj)
 	h := Header{ID: types.StringValue(meta.Name), Metadata: []metadata.Model{metadata.Flatten(*meta, pm)}}
 	return d.Flatten(h, obj, prior)
+}
+
+// FlattenStored turns an API object into a model with every label and
+// annotation the object has (metadata.FlattenStored), as a data source reads
+// it.
+func (d *Description[M, T]) FlattenStored(obj *T) M {
+	meta := d.Meta(obj)
+	h := Header{ID: types.StringValue(meta.Name), Metadata: []metadata.Model{metadata.FlattenStored(*meta)}}
+	return d.Flatten(h, obj, nil)
 }
 
 // defaulted is obj with the server's defaults.

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -67,7 +68,22 @@ func (r *Resource[M, T]) MoveState(ctx context.Context) []resource.StateMover {
 	if r.Kind.StateMovers == nil {
 		return nil
 	}
-	return r.Kind.StateMovers(ctx)
+	return r.Kind.StateMovers(ctx, r.stateOf)
+}
+
+// stateOf sets state from obj as the refresh after an import reads it (a
+// StateWriter).
+func (r *Resource[M, T]) stateOf(ctx context.Context, obj *T, state *tfsdk.State) diag.Diagnostics {
+	m := r.Kind.FlattenObject(obj, nil)
+	var t timeouts.Value
+	if tt, ok := TimeoutsBlock(ctx).Type().(timeouts.Type); ok {
+		t.Object = types.ObjectNull(tt.AttrTypes)
+	}
+	raw, diags := r.Encode(ctx, &m, t)
+	if !diags.HasError() {
+		state.Raw = raw
+	}
+	return diags
 }
 
 // types is the resource's schema type as the codec walks it.

@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
@@ -188,9 +189,20 @@ func expandMatchResources(x *tfconv.Expander, blocks []matchResourcesModel, p *f
 		return nil
 	}
 	b := blocks[0]
+	// MatchResources is atomic (+structType=atomic): server-side apply
+	// compares it whole with what the server stores, which has its defaults
+	// (SetDefaults_MatchResources: empty selectors). Sent without them, it
+	// conflicts with the manager that applied the object (kubectl
+	// --server-side, Argo CD, Flux) even when nothing differs.
+	orEmpty := func(s *metav1.LabelSelector) *metav1.LabelSelector {
+		if s == nil {
+			return &metav1.LabelSelector{}
+		}
+		return s
+	}
 	return &admissionregistrationv1.MatchResources{
-		NamespaceSelector:    matching.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector")),
-		ObjectSelector:       matching.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector")),
+		NamespaceSelector:    orEmpty(matching.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector"))),
+		ObjectSelector:       orEmpty(matching.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector"))),
 		ResourceRules:        expandNamedRules(x, b.ResourceRules, p.Child("resourceRules")),
 		ExcludeResourceRules: expandNamedRules(x, b.ExcludeResourceRules, p.Child("excludeResourceRules")),
 		MatchPolicy:          (*admissionregistrationv1.MatchPolicyType)(x.StrPtr(b.MatchPolicy, p.Child("matchPolicy"))),

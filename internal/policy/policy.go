@@ -103,7 +103,7 @@ type policyKind[S, T any] struct {
 	// stateMovers, when set, are the resource's state movers
 	// (object.Description.StateMovers): the resources of other providers
 	// whose state moves to this kind's with a `moved` block.
-	stateMovers func(ctx context.Context) []resource.StateMover
+	stateMovers func(ctx context.Context, write object.StateWriter[T]) []resource.StateMover
 }
 
 // describe describes a kind of the family whose model is M: a policyModel,

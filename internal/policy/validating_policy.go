@@ -46,6 +46,8 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 		"At plan, its expressions are type-checked against the schemas of the kinds it matches.",
 	generationDoc:   "the policy's settings",
 	specDescription: "The policy: what it applies to, and its validations and audit annotations (at least one of them).",
+	// hashicorp/kubernetes' kubernetes_validating_admission_policy_v1 (move.go).
+	stateMovers: validatingPolicyMovers,
 	spec: func() (map[string]schema.Attribute, map[string]schema.Block) {
 		attrs, blocks := policyBaseSchema("the validations and audit annotations", validatingOperations)
 		maps.Copy(blocks, map[string]schema.Block{

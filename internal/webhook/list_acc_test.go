@@ -158,9 +158,11 @@ list "admission_validating_webhook_configuration" "labelled" {
 					querycheck.ExpectResourceKnownValues("admission_mutating_webhook_configuration.labelled",
 						queryfilter.ByResourceIdentity(byName(labelled)), []querycheck.KnownValueCheck{
 							{Path: tfjsonpath.New("id"), KnownValue: knownvalue.StringExact(labelled)},
+							// Helm's app.kubernetes.io/managed-by is its bookkeeping, not read (metadata.Own).
 							{Path: tfjsonpath.New("metadata").AtSliceIndex(0).AtMapKey("labels"), KnownValue: knownvalue.MapExact(map[string]knownvalue.Check{
-								listLabel: knownvalue.StringExact(value), "app.kubernetes.io/managed-by": knownvalue.StringExact("Helm"),
+								listLabel: knownvalue.StringExact(value),
 							})},
+							{Path: tfjsonpath.New("metadata").AtSliceIndex(0).AtMapKey("annotations"), KnownValue: knownvalue.Null()},
 							// Server defaults are read too.
 							{Path: webhookPath(0, "reinvocation_policy"), KnownValue: knownvalue.StringExact("Never")},
 							{Path: webhookPath(0, "match_policy"), KnownValue: knownvalue.StringExact("Equivalent")},

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
@@ -58,6 +59,14 @@ func moveFromHashicorpKubernetes(typeName string) func(context.Context, resource
 		if name == "" {
 			resp.Diagnostics.AddError("Cannot move the state of "+req.SourceTypeName, "Its state has no metadata.name.")
 			return
+		}
+		// Keys of other tools that the source state kept (Helm's meta.helm.sh/*)
+		// are left to them, as an import leaves them.
+		var md []metadata.Model
+		resp.Diagnostics.Append(resp.TargetState.GetAttribute(ctx, path.Root("metadata"), &md)...)
+		if len(md) == 1 {
+			md[0].DropBookkeeping()
+			resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("metadata"), md)...)
 		}
 		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("id"), name)...)
 		object.SetIdentity(ctx, resp.TargetIdentity, name, &resp.Diagnostics)

@@ -116,7 +116,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		},
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
-		StateMovers: func(context.Context) []resource.StateMover {
+		StateMovers: func(context.Context, object.StateWriter[configuration]) []resource.StateMover {
 			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes(k.typeName)}}
 		},
 	}

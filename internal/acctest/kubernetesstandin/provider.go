@@ -1,12 +1,12 @@
 // Package kubernetesstandin is a test provider that stands in for
-// hashicorp/kubernetes: its kubernetes_mutating_webhook_configuration_v1 and
-// kubernetes_validating_webhook_configuration_v1 resources have that
-// provider's schemas and write state of the same shape, so that tests can
-// move resources from it to this provider with a moved block.
+// hashicorp/kubernetes: its kubernetes_mutating_webhook_configuration_v1,
+// kubernetes_validating_webhook_configuration_v1 and
+// kubernetes_validating_admission_policy_v1 resources have that provider's
+// schemas and write state of the same shape, so that tests can move
+// resources from it to this provider with a moved block.
 //
-// The schemas and state it reproduces are recorded in
-// ../shared/fixtures/hashicorp-kubernetes next to the repository; the tests
-// of this package compare them.
+// The schemas and state it reproduces are recorded in its testdata
+// directory; the tests of this package compare them.
 package kubernetesstandin
 
 import (
@@ -95,6 +95,7 @@ func (p *kubernetesProvider) Resources(context.Context) []func() resource.Resour
 	return []func() resource.Resource{
 		func() resource.Resource { return &webhookResource{mutating: true} },
 		func() resource.Resource { return &webhookResource{mutating: false} },
+		func() resource.Resource { return &policyResource{} },
 	}
 }
 
@@ -137,9 +138,14 @@ func setItemLimits(b *tfprotov6.SchemaBlock, prefix string) {
 	}
 }
 
+// sdkv2Types are the resource types that hashicorp/kubernetes serves from
+// the plugin SDK v2; its kubernetes_validating_admission_policy_v1 is a
+// plugin framework resource, served as is.
+var sdkv2Types = map[string]bool{mutatingType: true, validatingType: true}
+
 func (s sdkv2Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
-	if resp != nil {
+	if resp != nil && sdkv2Types[req.TypeName] {
 		resp.UnsafeToUseLegacyTypeSystem = true //nolint:staticcheck // the stand-in behaves as an SDKv2 provider does
 	}
 	return resp, err
@@ -147,7 +153,7 @@ func (s sdkv2Server) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 
 func (s sdkv2Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
-	if resp != nil {
+	if resp != nil && sdkv2Types[req.TypeName] {
 		resp.UnsafeToUseLegacyTypeSystem = true //nolint:staticcheck // the stand-in behaves as an SDKv2 provider does
 	}
 	return resp, err

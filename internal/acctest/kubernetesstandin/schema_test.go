@@ -13,28 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// fixture is the path of a file of ../shared/fixtures/hashicorp-kubernetes,
-// found from the repository root: the nearest directory up from the test's
-// working directory that holds go.mod.
+// fixture is the path of a file of testdata: what hashicorp/kubernetes
+// reported and wrote for the configurations there (see testdata/README.md).
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "fixtures", "hashicorp-kubernetes", name)
+	p := filepath.Join("testdata", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture of hashicorp/kubernetes: %v (the shared directory must sit next to the repository)", err)
+		t.Fatalf("fixture of hashicorp/kubernetes: %v", err)
 	}
 	return p
 }
@@ -48,13 +33,7 @@ type fixtureSchema struct {
 }
 
 type fixtureBlock struct {
-	Attributes map[string]struct {
-		Type      json.RawMessage `json:"type"`
-		Required  bool            `json:"required"`
-		Optional  bool            `json:"optional"`
-		Computed  bool            `json:"computed"`
-		Sensitive bool            `json:"sensitive"`
-	} `json:"attributes"`
+	Attributes map[string]fixtureAttribute `json:"attributes"`
 	BlockTypes map[string]struct {
 		NestingMode string        `json:"nesting_mode"`
 		MinItems    int64         `json:"min_items"`
@@ -63,19 +42,40 @@ type fixtureBlock struct {
 	} `json:"block_types"`
 }
 
+type fixtureAttribute struct {
+	Type       json.RawMessage `json:"type"`
+	NestedType *struct {
+		Attributes  map[string]fixtureAttribute `json:"attributes"`
+		NestingMode string                      `json:"nesting_mode"`
+	} `json:"nested_type"`
+	Required  bool `json:"required"`
+	Optional  bool `json:"optional"`
+	Computed  bool `json:"computed"`
+	Sensitive bool `json:"sensitive"`
+}
+
 // Both sides are reduced to one line per attribute and block, by path.
 
 func describeFixture(t *testing.T, s fixtureSchema) map[string]string {
 	out := map[string]string{"": fmt.Sprintf("schema version=%d", s.Version)}
-	var walk func(b *fixtureBlock, prefix string)
-	walk = func(b *fixtureBlock, prefix string) {
-		for name, a := range b.Attributes {
+	var walkAttributes func(attrs map[string]fixtureAttribute, prefix string)
+	walkAttributes = func(attrs map[string]fixtureAttribute, prefix string) {
+		for name, a := range attrs {
+			if a.NestedType != nil {
+				out[prefix+name] = describeAttribute("nested "+a.NestedType.NestingMode, a.Required, a.Optional, a.Computed, a.Sensitive)
+				walkAttributes(a.NestedType.Attributes, prefix+name+".")
+				continue
+			}
 			var typ bytes.Buffer
 			if err := json.Compact(&typ, a.Type); err != nil {
 				t.Fatalf("type of %s%s: %v", prefix, name, err)
 			}
 			out[prefix+name] = describeAttribute(typ.String(), a.Required, a.Optional, a.Computed, a.Sensitive)
 		}
+	}
+	var walk func(b *fixtureBlock, prefix string)
+	walk = func(b *fixtureBlock, prefix string) {
+		walkAttributes(b.Attributes, prefix)
 		for name, nb := range b.BlockTypes {
 			out[prefix+name] = describeBlock(nb.NestingMode, nb.MinItems, nb.MaxItems)
 			walk(nb.Block, prefix+name+".")
@@ -85,13 +85,27 @@ func describeFixture(t *testing.T, s fixtureSchema) map[string]string {
 	return out
 }
 
-func describeServed(t *testing.T, s *tfprotov6.Schema) map[string]string {
+// describeServed describes a schema served; nested attribute types are
+// allowed with framework set (a plugin framework resource), and are an error
+// otherwise (the plugin SDK v2 cannot have them).
+func describeServed(t *testing.T, s *tfprotov6.Schema, framework bool) map[string]string {
 	out := map[string]string{"": fmt.Sprintf("schema version=%d", s.Version)}
-	var walk func(b *tfprotov6.SchemaBlock, prefix string)
-	walk = func(b *tfprotov6.SchemaBlock, prefix string) {
-		for _, a := range b.Attributes {
+	var walkAttributes func(attrs []*tfprotov6.SchemaAttribute, prefix string)
+	walkAttributes = func(attrs []*tfprotov6.SchemaAttribute, prefix string) {
+		for _, a := range attrs {
 			if a.NestedType != nil {
-				t.Errorf("%s%s: nested attribute type, which the plugin SDK v2 cannot have", prefix, a.Name)
+				if !framework {
+					t.Errorf("%s%s: nested attribute type, which the plugin SDK v2 cannot have", prefix, a.Name)
+				}
+				mode := map[tfprotov6.SchemaObjectNestingMode]string{
+					tfprotov6.SchemaObjectNestingModeSingle: "single",
+					tfprotov6.SchemaObjectNestingModeList:   "list",
+					tfprotov6.SchemaObjectNestingModeSet:    "set",
+					tfprotov6.SchemaObjectNestingModeMap:    "map",
+				}[a.NestedType.Nesting]
+				out[prefix+a.Name] = describeAttribute("nested "+mode, a.Required, a.Optional, a.Computed, a.Sensitive)
+				walkAttributes(a.NestedType.Attributes, prefix+a.Name+".")
+				continue
 			}
 			typ, err := json.Marshal(a.Type)
 			if err != nil {
@@ -99,6 +113,10 @@ func describeServed(t *testing.T, s *tfprotov6.Schema) map[string]string {
 			}
 			out[prefix+a.Name] = describeAttribute(string(typ), a.Required, a.Optional, a.Computed, a.Sensitive)
 		}
+	}
+	var walk func(b *tfprotov6.SchemaBlock, prefix string)
+	walk = func(b *tfprotov6.SchemaBlock, prefix string) {
+		walkAttributes(b.Attributes, prefix)
 		for _, nb := range b.BlockTypes {
 			mode := map[tfprotov6.SchemaNestedBlockNestingMode]string{
 				tfprotov6.SchemaNestedBlockNestingModeList:   "list",
@@ -154,11 +172,11 @@ func TestSchemasMatchFixture(t *testing.T) {
 		served = append(served, name)
 	}
 	sort.Strings(served)
-	if fmt.Sprint(served) != fmt.Sprint([]string{mutatingType, validatingType}) {
+	if fmt.Sprint(served) != fmt.Sprint([]string{mutatingType, policyType, validatingType}) {
 		t.Errorf("resource types served: %v", served)
 	}
 
-	for _, name := range []string{mutatingType, validatingType} {
+	for _, name := range []string{mutatingType, validatingType, policyType} {
 		t.Run(name, func(t *testing.T) {
 			raw, ok := fixtures.ResourceSchemas[name]
 			if !ok {
@@ -174,7 +192,7 @@ func TestSchemasMatchFixture(t *testing.T) {
 			if got == nil {
 				t.Fatalf("%s is not served", name)
 			}
-			compareDescriptions(t, describeServed(t, got), describeFixture(t, w))
+			compareDescriptions(t, describeServed(t, got, !sdkv2Types[name]), describeFixture(t, w))
 		})
 	}
 }

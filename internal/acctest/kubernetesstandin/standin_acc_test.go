@@ -146,6 +146,9 @@ type sameAsFixture struct {
 var chosenByServer = map[string]bool{
 	"metadata.0.uid":              true,
 	"metadata.0.resource_version": true,
+	// kubernetes_validating_admission_policy_v1: a nested attribute.
+	"metadata.uid":              true,
+	"metadata.resource_version": true,
 }
 
 func (c sameAsFixture) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
@@ -343,4 +346,56 @@ func checkGone(t *testing.T, resources []fixtureResource) resource.TestCheckFunc
 		}
 		return nil
 	}
+}
+
+// TestAccPolicyStateMatchesFixture applies the validating admission policy
+// fixture (validating-admission-policy/main.tf) with the stand-in and
+// compares the state with the one hashicorp/kubernetes wrote for it
+// (validating-admission-policy/state.json), then plans again: nothing to do.
+func TestAccPolicyStateMatchesFixture(t *testing.T) {
+	raw, err := os.ReadFile(fixture(t, "validating-admission-policy/state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state struct {
+		Resources []fixtureResource `json:"resources"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&state); err != nil {
+		t.Fatalf("state.json: %v", err)
+	}
+	if len(state.Resources) != 1 || len(state.Resources[0].Instances) != 1 {
+		t.Fatalf("validating-admission-policy/state.json: want one resource with one instance")
+	}
+	want := state.Resources[0]
+
+	cfg, err := os.ReadFile(fixture(t, "validating-admission-policy/main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const home = `config_path = "~/.kube/config"`
+	if strings.Count(string(cfg), home) != 1 {
+		t.Fatalf("main.tf: expected one %s", home)
+	}
+	config := strings.Replace(string(cfg), home, fmt.Sprintf("config_path = %q", acctest.Cluster(t).KubeconfigPath), 1)
+	name, _ := want.Instances[0].Attributes["id"].(string)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: ProviderFactories(),
+		CheckDestroy: func(*terraform.State) error {
+			_, err := acctest.Clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(context.Background(), name, metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s still exists after destroy (err=%v)", name, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigStateChecks: []statecheck.StateCheck{sameAsFixture{want: want, values: true}, resourceCount(1)},
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
 }
