@@ -55,7 +55,7 @@ func TestAccQueryGenerateConfig(t *testing.T) {
 	for i, k := range kinds {
 		t.Run(k.resourceType, func(t *testing.T) {
 			if !listed[k.resourceType] {
-				t.Skipf("%s has no list resource in this provider yet", k.resourceType)
+				t.Fatalf("%s has no list resource: every kind must have one", k.resourceType)
 			}
 			tf := newModule(t)
 			tf.write("main.tf", acctest.ProviderBlock(t))
