@@ -233,3 +233,31 @@ func TestInOurWords(t *testing.T) {
 		}
 	}
 }
+
+// UnknownUnder finds unknown values at or under a path, but not beside it
+// ("webhooks[1]" is not under "webhooks[10]"), and leaves out the paths
+// that end as told.
+func TestUnknownUnder(t *testing.T) {
+	env := PlanEnv{Unknown: []*field.Path{
+		field.NewPath("webhooks").Index(10).Child("clientConfig", "caBundle"),
+		field.NewPath("spec", "paramRef", "name"),
+	}}
+	for _, tc := range []struct {
+		prefix string
+		ignore []string
+		want   bool
+	}{
+		{"webhooks", nil, true},
+		{"webhooks[10]", nil, true},
+		{"webhooks[1]", nil, false},
+		{"webhooks", []string{".clientConfig.caBundle"}, false},
+		{"spec", nil, true},
+		{"spec.paramRef.name", nil, true},
+		{"spec.matchResources", nil, false},
+		{"metadata", nil, false},
+	} {
+		if got := env.UnknownUnder(tc.prefix, tc.ignore...); got != tc.want {
+			t.Errorf("UnknownUnder(%q, %q) = %v, want %v", tc.prefix, tc.ignore, got, tc.want)
+		}
+	}
+}

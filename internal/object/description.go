@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -103,7 +105,29 @@ type Description[M Model, T any] struct {
 
 // PlanEnv is what advice at plan may use: the provider's client when the
 // cluster can be reached, nil otherwise.
-type PlanEnv struct{ Client *kube.Client }
+type PlanEnv struct {
+	Client *kube.Client
+	// Unknown are the API paths of the planned object whose values are not
+	// known yet (Expansion.Unknown): the object has zero values there.
+	Unknown []*field.Path
+}
+
+// UnknownUnder reports whether a value at or under the API path prefix is
+// not known yet, leaving out unknown paths that end in one of ignore: advice
+// that weighs a whole part of the object (what a webhook intercepts) says
+// nothing while a part it weighs is not known.
+func (e PlanEnv) UnknownUnder(prefix string, ignore ...string) bool {
+	for _, u := range e.Unknown {
+		us := u.String()
+		if us != prefix && !hasPathPrefix(us, prefix) {
+			continue
+		}
+		if !slices.ContainsFunc(ignore, func(suffix string) bool { return strings.HasSuffix(us, suffix) }) {
+			return true
+		}
+	}
+	return false
+}
 
 // StateWriter sets state from the API object obj, as the refresh after an
 // import reads it: with no prior state, and a null timeouts block.

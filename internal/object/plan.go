@@ -75,7 +75,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if k.Advise != nil {
-		env := PlanEnv{}
+		env := PlanEnv{Unknown: exp.Unknown}
 		if r.Connected() {
 			env.Client = r.C
 		}

@@ -101,7 +101,13 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 	}
 	// What the binding and its policy together intercept of what keeps the cluster alive
 	// (validation.PolicyLockout, MutatingPolicyLockout).
-	lockedOut := lockout(p)
+	// The binding's selectors, param ref and actions decide what it intercepts:
+	// while one is not known, an unknown value reads as empty (matching
+	// everything), so the lockout check waits until they are known.
+	var lockedOut []validation.Warning
+	if !env.UnknownUnder("spec") {
+		lockedOut = lockout(p)
+	}
 	if hasParamKind(p) && !hasParamRef {
 		outcome := "rejected (its failure_policy is Fail)"
 		if fp := failurePolicy(p); fp != nil && *fp == admissionregistrationv1.Ignore {

@@ -39,6 +39,17 @@ type ScopeResolver interface {
 	ResourceScope(gr schema.GroupResource) (namespaced, known bool)
 }
 
+// IsLockout reports whether summary is that of a lockout warning: what a
+// fail-closed webhook or policy intercepts of what keeps the cluster alive.
+func IsLockout(summary string) bool {
+	switch summary {
+	case SummaryFailClosedSystem, SummaryFailClosedOwn, SummaryFailClosedNodes, SummaryFailClosedRBAC, SummaryFailClosedTimeouts,
+		SummaryPolicyFailClosedSystem, SummaryPolicyFailClosedNodes, SummaryPolicyFailClosedRBAC:
+		return true
+	}
+	return false
+}
+
 // Summaries of the lockout warnings, one per kind of harm.
 const (
 	SummaryFailClosedNodes    = "Fail-closed webhook intercepts the nodes' own requests"

@@ -9,6 +9,7 @@ package webhook
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -112,7 +113,16 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		Check:   validation.WebhookCheck,
 		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []validation.Warning {
 			// Mutating webhooks are called one after another, so their timeouts add up.
-			return validation.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
+			ws := validation.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
+			// What the webhooks intercept weighs their rules, selectors, match conditions,
+			// service and timeouts together: while one is not known (a selector's labels
+			// from another resource), an unknown value reads as empty and would match
+			// everything, so the lockout check says nothing until it is known. A
+			// ca_bundle known only at apply changes nothing of it.
+			if env.UnknownUnder("webhooks", ".clientConfig.caBundle") {
+				ws = slices.DeleteFunc(ws, func(w validation.Warning) bool { return validation.IsLockout(w.Summary) })
+			}
+			return ws
 		},
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
