@@ -34,8 +34,7 @@ var bookkeeping = []string{
 // with -generate-config-out, and applies it: it imports them and changes
 // nothing, and the next plan is empty. The generated configuration holds the
 // manifests' own labels and annotations, and none of the other tools'.
-// A kind whose list resource this provider does not serve yet is skipped,
-// saying so.
+// Every kind must have a list resource.
 func TestAccQueryGenerateConfig(t *testing.T) {
 	listed := map[string]bool{}
 	for _, newList := range provider.New("test")().(interface {

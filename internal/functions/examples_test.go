@@ -12,7 +12,10 @@ import (
 // The example of examples/testing passes `terraform test` with the provider
 // built from this tree (dev_overrides), with no cluster; and the same test
 // with one expectation turned around fails, so its assertions can fail.
-func TestExampleTerraformTest(t *testing.T) {
+func TestAccExampleTerraformTest(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("runs the terraform CLI: set TF_ACC=1 (make test does)")
+	}
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		var err error

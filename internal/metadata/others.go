@@ -78,8 +78,8 @@ func bookkeepingLabel(meta *metav1.ObjectMeta, o ownership, key, value string) b
 		// <application>:<group>/<kind>:<namespace>/<name>, where an
 		// application outside Argo CD's namespace is <namespace>_<name>.
 		app, _, _ := strings.Cut(id, ":")
-		_, short, _ := strings.Cut(app, "_")
-		return value == app || value == short
+		_, short, namespaced := strings.Cut(app, "_")
+		return value == app || namespaced && value == short
 	}
 	return false
 }
