@@ -13,6 +13,7 @@ package object
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -195,4 +196,12 @@ func (h *ClientHolder) KubernetesVersion(ctx context.Context) validation.Version
 	}
 	tflog.Debug(ctx, "API server version", map[string]any{"gitVersion": info.GitVersion, "checks": v.String()})
 	return v
+}
+
+// FromHashicorpKubernetes reports whether the source provider address of a
+// `moved` block is hashicorp/kubernetes: registry.terraform.io/hashicorp/kubernetes
+// from Terraform, registry.opentofu.org/hashicorp/kubernetes from OpenTofu.
+func FromHashicorpKubernetes(address string) bool {
+	host, rest, _ := strings.Cut(address, "/")
+	return host != "" && rest == "hashicorp/kubernetes"
 }

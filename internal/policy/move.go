@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -11,14 +10,6 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
-
-// fromHashicorpKubernetes reports whether a source provider address is
-// hashicorp/kubernetes: registry.terraform.io/hashicorp/kubernetes from
-// Terraform, registry.opentofu.org/hashicorp/kubernetes from OpenTofu.
-func fromHashicorpKubernetes(address string) bool {
-	host, rest, _ := strings.Cut(address, "/")
-	return host != "" && rest == "hashicorp/kubernetes"
-}
 
 const hashicorpPolicyType = "kubernetes_validating_admission_policy_v1"
 
@@ -36,7 +27,7 @@ const hashicorpPolicyType = "kubernetes_validating_admission_policy_v1"
 // in that state is left to them.
 func validatingPolicyMovers(_ context.Context, write object.StateWriter[validatingPolicy]) []resource.StateMover {
 	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != hashicorpPolicyType {
+		if !object.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != hashicorpPolicyType {
 			return // not ours to move: the framework reports that no mover matched
 		}
 		fail := func(detail string) {

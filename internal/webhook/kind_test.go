@@ -77,7 +77,7 @@ func TestFromHashicorpKubernetes(t *testing.T) {
 		"hashicorp/kubernetes":                       false,
 		"":                                           false,
 	} {
-		if got := fromHashicorpKubernetes(address); got != want {
+		if got := object.FromHashicorpKubernetes(address); got != want {
 			t.Errorf("%q: got %v, want %v", address, got, want)
 		}
 	}

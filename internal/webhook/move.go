@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -12,15 +11,6 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
-
-// fromHashicorpKubernetes reports whether a source provider address is
-// hashicorp/kubernetes, whose resources of the same kinds move to this one
-// with a `moved` block: registry.terraform.io/hashicorp/kubernetes from
-// Terraform, registry.opentofu.org/hashicorp/kubernetes from OpenTofu.
-func fromHashicorpKubernetes(address string) bool {
-	host, rest, _ := strings.Cut(address, "/")
-	return host != "" && rest == "hashicorp/kubernetes"
-}
 
 // moveFromHashicorpKubernetes takes over the state of hashicorp/kubernetes'
 // kubernetes_<kind>_v1 resource of the same kind, so that a live webhook
@@ -32,7 +22,7 @@ func fromHashicorpKubernetes(address string) bool {
 // rest from the server.
 func moveFromHashicorpKubernetes(typeName string) func(context.Context, resource.MoveStateRequest, *resource.MoveStateResponse) {
 	return func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !fromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
+		if !object.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
 			return // not ours to move: the framework reports that no mover matched
 		}
 		if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {
