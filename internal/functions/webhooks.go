@@ -37,7 +37,8 @@ func (webhooksFunction) Definition(_ context.Context, _ function.DefinitionReque
 		MarkdownDescription: "Matches the webhooks of a `MutatingWebhookConfiguration` or `ValidatingWebhookConfiguration` against an admission " +
 			"request as kube-apiserver does (namespace selector, object selector, rules with the match policy, match conditions), with no cluster. " +
 			"`called` are the names of the webhooks the server calls, in order; `skipped` has, for each other webhook, its `name`, the `reason` " +
-			"(`namespace_selector`, `object_selector`, `rules`, `match_condition`, or `admission_configuration` for requests on admission " +
+			"(`namespace_selector`, `object_selector`, `rules`, `match_condition`, `excluded_resource` for the review resources no webhook sees " +
+			"(`tokenreviews`, `subjectaccessreviews`, ...), or `admission_configuration` for requests on admission " +
 			"configuration objects, which no webhook sees) and a `detail` (the selector, the failed match condition's name). " +
 			"`rejected` is the server's message when the request is rejected before any call (a match condition that fails to evaluate " +
 			"under `failure_policy = \"Fail\"`). The webhooks' answers are not known offline: only whether they are called.",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,6 +15,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // env is what the admission plugins reach beyond the request: the
@@ -129,8 +130,12 @@ func (w *warnings) context(ctx context.Context) context.Context {
 // excludedFromPolicies reports whether the server never applies admission
 // policies to requests on gr: the policies and bindings themselves
 // (k8s.io/apiserver pkg/admission/plugin/policy/generic Plugin.Dispatch,
-// isExcludedFromAPIHooks).
+// isExcludedFromAPIHooks), and the virtual review resources that no
+// admission plugin sees (validation.ExcludedFromAdmission).
 func excludedFromPolicies(gr schema.GroupResource) bool {
+	if validation.ExcludedFromAdmission(gr) {
+		return true
+	}
 	if gr.Group != "admissionregistration.k8s.io" {
 		return false
 	}
@@ -140,5 +145,3 @@ func excludedFromPolicies(gr schema.GroupResource) bool {
 	}
 	return false
 }
-
-var _ = corev1.LabelMetadataName

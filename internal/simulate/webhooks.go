@@ -32,6 +32,10 @@ const (
 	// SkippedAdmissionConfiguration: the server never calls webhooks for
 	// webhook configurations, admission policies and their bindings.
 	SkippedAdmissionConfiguration = "admission_configuration"
+	// SkippedExcludedResource: the server never calls webhooks for the
+	// virtual review resources (tokenreviews, subjectaccessreviews, ...:
+	// validation.ExcludedFromAdmission).
+	SkippedExcludedResource = "excluded_resource"
 )
 
 // Skipped is a webhook the server does not call, and why.
@@ -93,6 +97,13 @@ func MatchWebhooks(ctx context.Context, hooks []webhook.WebhookAccessor, req *Re
 		for _, h := range hooks {
 			res.Skipped = append(res.Skipped, Skipped{Name: h.GetName(), Reason: SkippedAdmissionConfiguration,
 				Detail: "the API server does not call webhooks for " + req.Kind.Kind + " objects"})
+		}
+		return res, nil
+	}
+	if gr := e.attrs.GetResource().GroupResource(); validation.ExcludedFromAdmission(gr) {
+		for _, h := range hooks {
+			res.Skipped = append(res.Skipped, Skipped{Name: h.GetName(), Reason: SkippedExcludedResource,
+				Detail: "the API server does not call webhooks for " + gr.String()})
 		}
 		return res, nil
 	}

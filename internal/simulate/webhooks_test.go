@@ -60,6 +60,11 @@ func TestMatchWebhooks(t *testing.T) {
 			[]string{"object_selector", "rules"}},
 		{map[string]any{"object": pod("kube-system", map[string]any{"inject": "true"}), "user_info": map[string]any{"username": "system:node:a"}},
 			[]string{"labelled.injector.example.com"}, []string{"namespace_selector", "rules", "match_condition"}},
+		// The labelled webhook's rules and selector take a TokenReview, but no webhook sees the
+		// review resources (k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion).
+		{map[string]any{"object": map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+			"metadata": map[string]any{"name": "t", "labels": map[string]any{"inject": "true"}}}},
+			nil, []string{"excluded_resource", "excluded_resource", "excluded_resource", "excluded_resource"}},
 	} {
 		r, err := ParseRequest(c.req)
 		if err != nil {

@@ -55,6 +55,13 @@ var excludedResources = []schema.GroupResource{
 	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
 }
 
+// ExcludedFromAdmission reports whether gr is one of the virtual resources
+// that neither admission webhooks nor admission policies ever see
+// (excludedResources).
+func ExcludedFromAdmission(gr schema.GroupResource) bool {
+	return slices.Contains(excludedResources, gr)
+}
+
 // Warnings returns Advice and the warnings of a kube-apiserver of version Assumed (1.37) on a
 // create (ServerWarnings).
 func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []Warning {
