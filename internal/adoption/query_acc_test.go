@@ -36,6 +36,7 @@ var bookkeeping = []string{
 // manifests' own labels and annotations, and none of the other tools'.
 // Every kind must have a list resource.
 func TestAccQueryGenerateConfig(t *testing.T) {
+	acctest.TerraformCLI(t) // skips, saying why, with a CLI that has no `terraform query`
 	listed := map[string]bool{}
 	for _, newList := range provider.New("test")().(interface {
 		ListResources(context.Context) []func() list.ListResource
