@@ -41,10 +41,7 @@ type Diagnostic struct {
 func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 	t.Helper()
 	Cluster(t)
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
-	}
+	tf := TerraformPath(t)
 	host, namespace := os.Getenv("TF_ACC_PROVIDER_HOST"), os.Getenv("TF_ACC_PROVIDER_NAMESPACE")
 	if host == "" {
 		host = "registry.terraform.io"
@@ -54,31 +51,15 @@ func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 	}
 	address := host + "/" + namespace + "/admission"
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reattach := make(chan *plugin.ReattachConfig)
-	closed := make(chan struct{})
-	go func() {
-		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
-			t.Errorf("serve the provider: %v", err)
-		}
-	}()
-	rc := <-reattach
-	defer func() { cancel(); <-closed }()
-	providers, err := json.Marshal(map[string]any{address: map[string]any{
-		"Protocol": "grpc", "ProtocolVersion": 6, "Pid": rc.Pid, "Test": true,
-		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	providers, stop := ServeProvider(t, address)
+	defer stop()
 
 	dir := t.TempDir()
-	module := fmt.Sprintf("terraform {\n  required_providers {\n    admission = { source = %q }\n  }\n}\n", address) + cfg
+	module := RequiredProviders(address) + cfg
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(module), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS="+string(providers))
+	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS="+providers)
 	command := func(args ...string) (string, error) {
 		cmd := exec.Command(tf, args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -104,4 +85,48 @@ func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 		}
 	}
 	return diags, err == nil
+}
+
+// TerraformPath is the CLI the acceptance tests run (TF_ACC_TERRAFORM_PATH);
+// the test fails when it is not set.
+func TerraformPath(t *testing.T) string {
+	t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
+	}
+	return tf
+}
+
+// ServeProvider serves the provider from this process under address, for
+// the CLI to reattach to (tf6server.WithDebug), and returns the value of
+// TF_REATTACH_PROVIDERS that points the CLI at it and the function that
+// stops it.
+func ServeProvider(t *testing.T, address string) (reattachProviders string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	reattach := make(chan *plugin.ReattachConfig)
+	closed := make(chan struct{})
+	go func() {
+		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
+			t.Errorf("serve the provider: %v", err)
+		}
+	}()
+	rc := <-reattach
+	stop = func() { cancel(); <-closed }
+	providers, err := json.Marshal(map[string]any{address: map[string]any{
+		"Protocol": "grpc", "ProtocolVersion": 6, "Pid": rc.Pid, "Test": true,
+		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+	}})
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return string(providers), stop
+}
+
+// RequiredProviders is the terraform block of a module that requires the
+// provider from address.
+func RequiredProviders(address string) string {
+	return fmt.Sprintf("terraform {\n  required_providers {\n    admission = { source = %q }\n  }\n}\n", address)
 }

@@ -49,10 +49,7 @@ func DevProvider(t *testing.T) string {
 // (OpenTofu, Terraform before 1.14).
 func TerraformCLI(t *testing.T) string {
 	t.Helper()
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
-	}
+	tf := TerraformPath(t)
 	out, code := Run(t, "", "", tf, "version", "-json")
 	var v struct {
 		Version string `json:"terraform_version"`

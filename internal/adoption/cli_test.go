@@ -2,21 +2,14 @@ package adoption_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
-
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
 
 // module is a root module run with the Terraform CLI as a person runs it,
@@ -35,34 +28,16 @@ const providerAddress = "registry.terraform.io/seed-a73d233f/admission"
 func newModule(t *testing.T) *module {
 	t.Helper()
 	acctest.Cluster(t) // skips outside acceptance runs
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH is not set (make test sets it)")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	reattach := make(chan *plugin.ReattachConfig)
-	closed := make(chan struct{})
-	go func() {
-		if err := tf6server.Serve(providerAddress, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
-			t.Errorf("serve the provider: %v", err)
-		}
-	}()
-	rc := <-reattach
-	t.Cleanup(func() { cancel(); <-closed })
-	providers, err := json.Marshal(map[string]any{providerAddress: map[string]any{
-		"Protocol": "grpc", "ProtocolVersion": 6, "Pid": rc.Pid, "Test": true,
-		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tf := acctest.TerraformPath(t)
+	providers, stop := acctest.ServeProvider(t, providerAddress)
+	t.Cleanup(stop)
 	m := &module{t: t, tf: tf, dir: t.TempDir()}
 	rcFile := filepath.Join(t.TempDir(), "cli.tfrc")
 	if err := os.WriteFile(rcFile, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m.env = append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_CLI_CONFIG_FILE="+rcFile, "TF_REATTACH_PROVIDERS="+string(providers))
-	m.write("versions.tf", fmt.Sprintf("terraform {\n  required_providers {\n    admission = { source = %q }\n  }\n}\n", providerAddress))
+	m.env = append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_CLI_CONFIG_FILE="+rcFile, "TF_REATTACH_PROVIDERS="+providers)
+	m.write("versions.tf", acctest.RequiredProviders(providerAddress))
 	if out, code := m.run("init", "-input=false"); code != 0 {
 		t.Fatalf("terraform init (exit %d):\n%s", code, out)
 	}

@@ -37,21 +37,23 @@ type kind struct {
 	resourceType string // admission_<type>
 	resource     string // the API resource
 	manifest     string // file under testdata
-	// config is the resource block of the configuration for the object
-	// named name, at address <resourceType>.<label>, with the metadata lines
-	// meta (labels and annotations); policy is the tool's policy of the same
-	// family, which a binding names.
-	config func(label, name, meta, policy string, manifest *unstructured.Unstructured) string
+	// body is what the kind's resource block has after its metadata block;
+	// policy is the tool's policy of the same family, which a binding names.
+	body func(policy string, manifest *unstructured.Unstructured) string
 }
 
-var (
-	mutatingWebhooks = kind{"admission_mutating_webhook_configuration", "mutatingwebhookconfigurations", "cert-manager-mutating.yaml",
-		func(label, name, meta, _ string, _ *unstructured.Unstructured) string {
-			return fmt.Sprintf(`
-resource "admission_mutating_webhook_configuration" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
+// config is the resource block of the configuration for the object named
+// name, at address <resourceType>.<label>, with the metadata lines meta
+// (labels and annotations); policy is as for body.
+func (k kind) config(label, name, meta, policy string, manifest *unstructured.Unstructured) string {
+	return fmt.Sprintf("\nresource %q %q {\n  metadata {\n    name = %q\n%s  }%s}\n", k.resourceType, label, name, meta, k.body(policy, manifest))
+}
+
+// certManagerWebhook is the webhook block of cert-manager's webhook
+// configurations (testdata), calling path, with more (blocks) after its
+// client_config.
+func certManagerWebhook(path, more string) string {
+	return fmt.Sprintf(`
   webhook {
     name                      = "webhook.cert-manager.io"
     admission_review_versions = ["v1"]
@@ -63,41 +65,27 @@ resource "admission_mutating_webhook_configuration" %[1]q {
       service {
         name      = "cert-manager-webhook"
         namespace = "cert-manager"
-        path      = "/mutate"
+        path      = %q
       }
     }
-    rule {
+%s  }
+`, path, more)
+}
+
+var (
+	mutatingWebhooks = kind{"admission_mutating_webhook_configuration", "mutatingwebhookconfigurations", "cert-manager-mutating.yaml",
+		func(string, *unstructured.Unstructured) string {
+			return certManagerWebhook("/mutate", `    rule {
       api_groups   = ["cert-manager.io"]
       api_versions = ["v1"]
       operations   = ["CREATE"]
       resources    = ["certificaterequests"]
     }
-  }
-}
-`, label, name, meta)
+`)
 		}}
 	validatingWebhooks = kind{"admission_validating_webhook_configuration", "validatingwebhookconfigurations", "cert-manager-validating.yaml",
-		func(label, name, meta, _ string, _ *unstructured.Unstructured) string {
-			return fmt.Sprintf(`
-resource "admission_validating_webhook_configuration" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
-  webhook {
-    name                      = "webhook.cert-manager.io"
-    admission_review_versions = ["v1"]
-    match_policy              = "Equivalent"
-    timeout_seconds           = 30
-    failure_policy            = "Fail"
-    side_effects              = "None"
-    client_config {
-      service {
-        name      = "cert-manager-webhook"
-        namespace = "cert-manager"
-        path      = "/validate"
-      }
-    }
-    namespace_selector {
+		func(string, *unstructured.Unstructured) string {
+			return certManagerWebhook("/validate", `    namespace_selector {
       match_expressions {
         key      = "cert-manager.io/disable-validation"
         operator = "NotIn"
@@ -110,17 +98,11 @@ resource "admission_validating_webhook_configuration" %[1]q {
       operations   = ["CREATE", "UPDATE"]
       resources    = ["*/*"]
     }
-  }
-}
-`, label, name, meta)
+`)
 		}}
 	validatingPolicies = kind{"admission_validating_admission_policy", "validatingadmissionpolicies", "demo-policy.yaml",
-		func(label, name, meta, _ string, _ *unstructured.Unstructured) string {
-			return fmt.Sprintf(`
-resource "admission_validating_admission_policy" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
+		func(string, *unstructured.Unstructured) string {
+			return `
   spec {
     failure_policy = "Fail"
     match_constraints {
@@ -135,18 +117,13 @@ resource "admission_validating_admission_policy" %[1]q {
       expression = "object.spec.replicas <= 5"
     }
   }
-}
-`, label, name, meta)
+`
 		}}
 	validatingBindings = kind{"admission_validating_admission_policy_binding", "validatingadmissionpolicybindings", "demo-binding.yaml",
-		func(label, name, meta, policy string, _ *unstructured.Unstructured) string {
+		func(policy string, _ *unstructured.Unstructured) string {
 			return fmt.Sprintf(`
-resource "admission_validating_admission_policy_binding" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
   spec {
-    policy_name        = %[4]q
+    policy_name        = %q
     validation_actions = ["Deny"]
     match_resources {
       namespace_selector {
@@ -154,19 +131,14 @@ resource "admission_validating_admission_policy_binding" %[1]q {
       }
     }
   }
-}
-`, label, name, meta, policy)
+`, policy)
 		}}
 	mutatingPolicies = kind{"admission_mutating_admission_policy", "mutatingadmissionpolicies", "sidecar-policy.yaml",
-		func(label, name, meta, _ string, manifest *unstructured.Unstructured) string {
+		func(_ string, manifest *unstructured.Unstructured) string {
 			condition, _, _ := unstructured.NestedSlice(manifest.Object, "spec", "matchConditions")
 			mutation, _, _ := unstructured.NestedSlice(manifest.Object, "spec", "mutations")
 			apply, _, _ := unstructured.NestedString(mutation[0].(map[string]any), "applyConfiguration", "expression")
 			return fmt.Sprintf(`
-resource "admission_mutating_admission_policy" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
   spec {
     failure_policy      = "Fail"
     reinvocation_policy = "IfNeeded"
@@ -180,35 +152,29 @@ resource "admission_mutating_admission_policy" %[1]q {
     }
     match_conditions {
       name       = "does-not-already-have-sidecar"
-      expression = %[4]q
+      expression = %q
     }
     mutations {
       patch_type = "ApplyConfiguration"
       apply_configuration {
-        expression = %[5]q
+        expression = %q
       }
     }
   }
-}
-`, label, name, meta, condition[0].(map[string]any)["expression"], apply)
+`, condition[0].(map[string]any)["expression"], apply)
 		}}
 	mutatingBindings = kind{"admission_mutating_admission_policy_binding", "mutatingadmissionpolicybindings", "sidecar-binding.yaml",
-		func(label, name, meta, policy string, _ *unstructured.Unstructured) string {
+		func(policy string, _ *unstructured.Unstructured) string {
 			return fmt.Sprintf(`
-resource "admission_mutating_admission_policy_binding" %[1]q {
-  metadata {
-    name = %[2]q
-%[3]s  }
   spec {
-    policy_name = %[4]q
+    policy_name = %q
     match_resources {
       namespace_selector {
         match_labels = { "kubernetes.io/metadata.name" = "adoption-test" }
       }
     }
   }
-}
-`, label, name, meta, policy)
+`, policy)
 		}}
 )
 
@@ -273,11 +239,7 @@ var tools = []tool{
 		// field manager kubectl-client-side-apply.
 		name: "kubectl-client-side-apply",
 		make: func(t *testing.T, c dynamic.ResourceInterface, u *unstructured.Unstructured) {
-			lastApplied, err := json.Marshal(u.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			setAnnotations(u, map[string]string{lastAppliedKey: string(lastApplied) + "\n"})
+			setLastApplied(t, u)
 			create(t, c, u, "kubectl-client-side-apply")
 		},
 	},
@@ -320,11 +282,7 @@ var tools = []tool{
 		labels:     map[string]string{"app.kubernetes.io/instance": argoApp},
 		overwrites: []string{"app.kubernetes.io/instance"},
 		make: func(t *testing.T, c dynamic.ResourceInterface, u *unstructured.Unstructured) {
-			lastApplied, err := json.Marshal(u.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			setAnnotations(u, map[string]string{lastAppliedKey: string(lastApplied) + "\n"})
+			setLastApplied(t, u)
 			create(t, c, u, "argocd-controller")
 		},
 	},
@@ -359,13 +317,28 @@ const (
 	controllerKey  = "reports.example.com/last-reconciled"
 )
 
-func setAnnotations(u *unstructured.Unstructured, add map[string]string) {
-	a := u.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
+// setLastApplied keeps u, as it is, in the last-applied annotation, as
+// kubectl apply does (k8s.io/kubectl/pkg/util CreateApplyAnnotation).
+func setLastApplied(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	lastApplied, err := json.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
 	}
-	maps.Copy(a, add)
-	u.SetAnnotations(a)
+	setAnnotations(u, map[string]string{lastAppliedKey: string(lastApplied) + "\n"})
+}
+
+// merged is m with the entries of add (a new map when m is nil).
+func merged(m, add map[string]string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, add)
+	return m
+}
+
+func setAnnotations(u *unstructured.Unstructured, add map[string]string) {
+	u.SetAnnotations(merged(u.GetAnnotations(), add))
 }
 
 func create(t *testing.T, c dynamic.ResourceInterface, u *unstructured.Unstructured, manager string) {
@@ -480,12 +453,7 @@ func makeAllWith(t *testing.T, tl tool, prefix string, extra map[string]string) 
 		name := prefix + "-" + u.GetName()
 		u.SetName(name)
 		if len(extra) > 0 {
-			labels := u.GetLabels()
-			if labels == nil {
-				labels = map[string]string{}
-			}
-			maps.Copy(labels, extra)
-			u.SetLabels(labels)
+			u.SetLabels(merged(u.GetLabels(), extra))
 		}
 		if p := k.policyOf(); p != nil {
 			if err := unstructured.SetNestedField(u.Object, policies[p.resourceType], "spec", "policyName"); err != nil {
@@ -499,12 +467,7 @@ func makeAllWith(t *testing.T, tl tool, prefix string, extra map[string]string) 
 			delete(own.ownLabels, key)
 		}
 		own.address = k.resourceType + "." + own.label
-		labels := u.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		maps.Copy(labels, tl.labels)
-		u.SetLabels(labels)
+		u.SetLabels(merged(u.GetLabels(), tl.labels))
 		setAnnotations(u, tl.annotations)
 		c := dyn.Resource(k.gvr())
 		tl.make(t, c, u)

@@ -75,7 +75,7 @@ func fields(attrs map[string]schema.Attribute, blocks map[string]schema.Block, t
 		}
 		name := renames[jsonName]
 		if name == "" {
-			name = snakeCase(jsonName)
+			name = SnakeCase(jsonName)
 		}
 		if _, ok := attrs[name]; ok {
 			out[jsonName] = &node{name: name, layout: attributeLayout(ft)}
@@ -114,9 +114,9 @@ func attributeLayout(t reflect.Type) layout {
 	return scalar
 }
 
-// snakeCase is the attribute name of a JSON field name: "apiVersion" →
+// SnakeCase is the attribute name of a JSON field name: "apiVersion" →
 // "api_version".
-func snakeCase(s string) string {
+func SnakeCase(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if unicode.IsUpper(r) {

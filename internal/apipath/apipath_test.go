@@ -86,8 +86,8 @@ func TestSnakeCase(t *testing.T) {
 		"name": "name", "apiVersion": "api_version", "caBundle": "ca_bundle",
 		"admissionReviewVersions": "admission_review_versions", "uid": "uid",
 	} {
-		if got := snakeCase(in); got != want {
-			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		if got := SnakeCase(in); got != want {
+			t.Errorf("SnakeCase(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"unicode"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 )
 
 // Unknown stands for a value that is not known yet (a computed attribute
@@ -308,24 +309,9 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 		if name == "" {
 			continue
 		}
-		out[snake(name)] = jsonField{json: name, typ: f.Type}
+		out[apipath.SnakeCase(name)] = jsonField{json: name, typ: f.Type}
 	}
 	return out
-}
-
-// snake is the snake_case of a JSON field name: "apiVersion" → "api_version".
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func sortedKeys(m map[string]any) []string {

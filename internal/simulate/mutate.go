@@ -2,21 +2,16 @@ package simulate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
@@ -48,19 +43,7 @@ func compileMutating(policy *admissionregistrationv1.MutatingAdmissionPolicy) mu
 	if err != nil {
 		return mutating.PolicyEvaluator{Error: err}
 	}
-	variables := make([]cel.NamedExpressionAccessor, len(policy.Spec.Variables))
-	for i, v := range policy.Spec.Variables {
-		variables[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
-	}
-	compiler.CompileAndStoreVariables(variables, opts, environment.StoredExpressions)
-	var matcher matchconditions.Matcher
-	if mcs := policy.Spec.MatchConditions; len(mcs) > 0 {
-		accessors := make([]cel.ExpressionAccessor, len(mcs))
-		for i := range mcs {
-			accessors[i] = (*matchconditions.MatchCondition)(&mcs[i])
-		}
-		matcher = matchconditions.NewMatcher(compiler.CompileCondition(accessors, opts, environment.StoredExpressions), policy.Spec.FailurePolicy, "policy", "validate", policy.Name)
-	}
+	matcher := compileFilters(compiler, opts, policy.Name, policy.Spec.Variables, policy.Spec.MatchConditions, policy.Spec.FailurePolicy)
 	var patchers []patch.Patcher
 	patchOptions := opts
 	patchOptions.HasPatchTypes = true
@@ -125,16 +108,9 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 		return res, nil
 	}
 	evaluator := mutatingCache.get(policy, func() mutating.PolicyEvaluator { return compileMutating(policy) })
-	hook := mutating.PolicyHook{Policy: policy, Bindings: []*MutatingBinding{binding}, Evaluator: evaluator}
-	if pk := policy.Spec.ParamKind; pk != nil {
-		gv, err := schema.ParseGroupVersion(pk.APIVersion)
-		if err != nil {
-			hook.ConfigurationError = err
-		} else {
-			hook.ParamInformer, hook.ParamScope = e.params(gv.WithKind(pk.Kind))
-		}
-	}
-	res.Matched = e.mutatingMatches(ctx, policy, binding, hook)
+	hook := policyHook(e, policy, binding, evaluator, policy.Spec.ParamKind)
+	res.Matched = policyMatches(ctx, e, mutating.NewMutatingAdmissionPolicyAccessor(policy), mutating.NewMutatingAdmissionPolicyBindingAccessor(binding),
+		policy.Spec.ParamKind, binding.Spec.ParamRef, hook, evaluator.Matcher)
 
 	dispatcher := mutating.NewDispatcher(e.authz, e.matcher, typeConverters{})
 	err := dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})
@@ -144,11 +120,7 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	}
 	if err != nil {
 		res.Allowed = false
-		res.Message = err.Error()
-		var status *apierrors.StatusError
-		if errors.As(err, &status) {
-			res.Message, res.Reason, res.Code = status.ErrStatus.Message, string(status.ErrStatus.Reason), status.ErrStatus.Code
-		}
+		res.Message, res.Reason, res.Code = denial(err)
 		return res, nil
 	}
 	if obj := e.attrs.GetObject(); obj != nil {
@@ -159,31 +131,4 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 		res.Object = u
 	}
 	return res, nil
-}
-
-func (e *env) mutatingMatches(ctx context.Context, policy *MutatingPolicy, binding *MutatingBinding, hook mutating.PolicyHook) bool {
-	pm := generic.NewPolicyMatcher(e.matcher)
-	ok, _, kind, err := pm.DefinitionMatches(e.attrs, e.objects, mutating.NewMutatingAdmissionPolicyAccessor(policy))
-	if err != nil {
-		return true
-	}
-	if !ok {
-		return false
-	}
-	if ok, err := pm.BindingMatches(e.attrs, e.objects, mutating.NewMutatingAdmissionPolicyBindingAccessor(binding)); err != nil || !ok {
-		return err != nil
-	}
-	if hook.Evaluator.Matcher == nil {
-		return true
-	}
-	params, err := generic.CollectParams(policy.Spec.ParamKind, hook.ParamInformer, hook.ParamScope, binding.Spec.ParamRef, e.attrs.GetNamespace(), nil, nil)
-	if err != nil || len(params) == 0 {
-		return true
-	}
-	va, err := admission.NewVersionedAttributes(e.attrs, kind, e.objects)
-	if err != nil {
-		return true
-	}
-	r := hook.Evaluator.Matcher.Match(ctx, va, params[0], e.authz)
-	return r.Error != nil || r.Matches
 }

@@ -2,14 +2,10 @@ package simulate
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -65,19 +61,7 @@ func compileValidating(policy *admissionregistrationv1.ValidatingAdmissionPolicy
 	if err != nil {
 		return compiledValidating{validator: validating.NewValidator(nil, nil, nil, nil, failurePolicy, err)}
 	}
-	variables := make([]cel.NamedExpressionAccessor, len(policy.Spec.Variables))
-	for i, v := range policy.Spec.Variables {
-		variables[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
-	}
-	filterCompiler.CompileAndStoreVariables(variables, optionalVars, environment.StoredExpressions)
-	var matcher matchconditions.Matcher
-	if mcs := policy.Spec.MatchConditions; len(mcs) > 0 {
-		accessors := make([]cel.ExpressionAccessor, len(mcs))
-		for i := range mcs {
-			accessors[i] = (*matchconditions.MatchCondition)(&mcs[i])
-		}
-		matcher = matchconditions.NewMatcher(filterCompiler.CompileCondition(accessors, optionalVars, environment.StoredExpressions), failurePolicy, "policy", "validate", policy.Name)
-	}
+	matcher := compileFilters(filterCompiler, optionalVars, policy.Name, policy.Spec.Variables, policy.Spec.MatchConditions, failurePolicy)
 	validations := make([]cel.ExpressionAccessor, len(policy.Spec.Validations))
 	messages := make([]cel.ExpressionAccessor, len(policy.Spec.Validations))
 	for i, v := range policy.Spec.Validations {
@@ -118,23 +102,9 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 		return res, nil
 	}
 	compiled := validatingCache.get(policy, func() compiledValidating { return compileValidating(policy) })
-	hook := validating.PolicyHook{
-		Policy:    policy,
-		Bindings:  []*ValidatingBinding{binding},
-		Evaluator: compiled.validator,
-	}
-	if pk := policy.Spec.ParamKind; pk != nil {
-		gv, err := schema.ParseGroupVersion(pk.APIVersion)
-		if err != nil {
-			// The policy source's configuration error for a paramKind it
-			// cannot resolve (generic policySource.calculatePolicyData).
-			hook.ConfigurationError = err
-		} else {
-			hook.ParamInformer, hook.ParamScope = e.params(gv.WithKind(pk.Kind))
-		}
-	}
-
-	res.Matched = e.matches(ctx, policy, binding, hook, compiled.conditions)
+	hook := policyHook(e, policy, binding, compiled.validator, policy.Spec.ParamKind)
+	res.Matched = policyMatches(ctx, e, validating.NewValidatingAdmissionPolicyAccessor(policy), validating.NewValidatingAdmissionPolicyBindingAccessor(binding),
+		policy.Spec.ParamKind, binding.Spec.ParamRef, hook, compiled.conditions)
 
 	w := &warnings{}
 	dispatcher := validating.NewDispatcher(e.authz, generic.NewPolicyMatcher(e.matcher))
@@ -145,51 +115,8 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 	}
 	if err != nil {
 		res.Allowed = false
-		res.Message = err.Error()
-		var status *apierrors.StatusError
-		if errors.As(err, &status) {
-			res.Message = status.ErrStatus.Message
-			res.Reason = string(status.ErrStatus.Reason)
-			res.Code = status.ErrStatus.Code
-		}
+		res.Message, res.Reason, res.Code = denial(err)
 	}
 	sort.Strings(res.Warnings)
 	return res, nil
-}
-
-// matches reports whether the policy applies to the request: the
-// definition's and binding's match criteria (generic.PolicyMatcher), then
-// the match conditions with the first param the binding finds. A match
-// condition that fails to evaluate counts as a match: the failure policy
-// then decides.
-func (e *env) matches(ctx context.Context, policy *ValidatingPolicy, binding *ValidatingBinding, hook validating.PolicyHook, conditions matchconditions.Matcher) bool {
-	pm := generic.NewPolicyMatcher(e.matcher)
-	ok, _, kind, err := pm.DefinitionMatches(e.attrs, e.objects, validating.NewValidatingAdmissionPolicyAccessor(policy))
-	if err != nil {
-		return true
-	}
-	if !ok {
-		return false
-	}
-	if ok, err := pm.BindingMatches(e.attrs, e.objects, validating.NewValidatingAdmissionPolicyBindingAccessor(binding)); err != nil || !ok {
-		return err != nil
-	}
-	return e.conditionsMatch(ctx, policy.Spec.ParamKind, binding.Spec.ParamRef, hook, kind, conditions)
-}
-
-func (e *env) conditionsMatch(ctx context.Context, pk *admissionregistrationv1.ParamKind, ref *admissionregistrationv1.ParamRef,
-	hook validating.PolicyHook, kind schema.GroupVersionKind, conditions matchconditions.Matcher) bool {
-	if conditions == nil {
-		return true
-	}
-	params, err := generic.CollectParams(pk, hook.ParamInformer, hook.ParamScope, ref, e.attrs.GetNamespace(), nil, nil)
-	if err != nil || len(params) == 0 {
-		return true
-	}
-	va, err := admission.NewVersionedAttributes(e.attrs, kind, e.objects)
-	if err != nil {
-		return true
-	}
-	r := conditions.Match(ctx, va, params[0], e.authz)
-	return r.Error != nil || r.Matches
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	admissionclient "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -40,10 +40,13 @@ var jsonPatches = []string{
 	`[JSONPatch{op: "add", path: "/data", value: {"from-patch": variables.tier}}]`,
 }
 
-type mutatingCase struct {
-	policy   *admissionregistrationv1.MutatingAdmissionPolicy
-	binding  *admissionregistrationv1.MutatingAdmissionPolicyBinding
-	requests []*request
+// mutatingCase is one generated mutating admission policy and binding,
+// with its requests.
+type mutatingCase = policyCase[*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding]
+
+// mutatingClients are the clients of the mutating cases' kinds.
+func mutatingClients(a admissionclient.AdmissionregistrationV1Interface) (objectClient[*admissionregistrationv1.MutatingAdmissionPolicy], objectClient[*admissionregistrationv1.MutatingAdmissionPolicyBinding]) {
+	return a.MutatingAdmissionPolicies(), a.MutatingAdmissionPolicyBindings()
 }
 
 func (g *generator) mutatingCase(i int) *mutatingCase {
@@ -108,7 +111,7 @@ func (g *generator) mutatingCase(i int) *mutatingCase {
 		}
 		b.Spec.ParamRef = ref
 	}
-	c := &mutatingCase{policy: p, binding: b}
+	c := &mutatingCase{policy: p, binding: b, clients: mutatingClients}
 	for j := 0; j < 10; j++ {
 		c.requests = append(c.requests, &request{object: g.object(label, j)})
 	}
@@ -147,99 +150,39 @@ func TestMutatingAgainstAPIServer(t *testing.T) {
 	w := setup(t)
 	ctx := context.Background()
 	start := time.Now()
-	g := newGenerator(2)
-	const n = 40
-	var cases []*mutatingCase
-	for i := 0; i < n; i++ {
-		cases = append(cases, g.mutatingCase(i))
-	}
-	for _, c := range cases {
-		for j, r := range c.requests {
-			if j%3 != 0 {
-				continue
-			}
-			old, err := w.stored(ctx, r.object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.old = old
-			r.object = g.changed(old)
-		}
-	}
-	admission := w.admin.AdmissionregistrationV1()
-	created := cases[:0]
-	rejected := 0
-	for _, c := range cases {
-		if _, err := admission.MutatingAdmissionPolicies().Create(ctx, c.policy, metav1.CreateOptions{}); err != nil {
-			if !apierrors.IsInvalid(err) {
-				t.Fatalf("policy %s: %v", c.policy.Name, err)
-			}
-			rejected++
-			t.Logf("rejected by the server: %v", err)
-			continue
-		}
-		if _, err := admission.MutatingAdmissionPolicyBindings().Create(ctx, c.binding, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("binding %s: %v", c.binding.Name, err)
-		}
-		created = append(created, c)
-	}
-	cases = created
-	t.Cleanup(func() {
-		for _, c := range cases {
-			_ = admission.MutatingAdmissionPolicyBindings().Delete(ctx, c.binding.Name, metav1.DeleteOptions{})
-			_ = admission.MutatingAdmissionPolicies().Delete(ctx, c.policy.Name, metav1.DeleteOptions{})
-		}
-		settle()
-	})
-	settle()
+	d := install(t, ctx, w, start, newGenerator(2), 40, (*generator).mutatingCase)
 
-	total, agree, matched, changed, denied, retried := 0, 0, 0, 0, 0, 0
-	for _, c := range cases {
-		for _, r := range c.requests {
-			total++
-			sr, err := r.offline(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			off, err := simulate.Mutate(ctx, c.policy, c.binding, sr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := w.send(ctx, r)
-			same := func() bool {
+	matched, changed, denied := 0, 0, 0
+	d.compare(t, func(c *mutatingCase, r *request, sr *simulate.Request) answers {
+		off, err := simulate.Mutate(ctx, c.policy, c.binding, sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off.Matched {
+			matched++
+		}
+		if !off.Allowed {
+			denied++
+		} else if !reflect.DeepEqual(projection(off.Object), projection(r.object)) {
+			changed++
+		}
+		var srv serverAnswer
+		return answers{
+			ask: func() { srv = w.send(ctx, r) },
+			same: func() bool {
 				if srv.allowed != off.Allowed || srv.message != off.Message {
 					return false
 				}
 				return !srv.allowed || reflect.DeepEqual(projection(srv.object), projection(off.Object))
-			}
-			if !same() {
-				time.Sleep(time.Second)
-				srv = w.send(ctx, r)
-				if same() {
-					retried++
-				}
-			}
-			if off.Matched {
-				matched++
-			}
-			if !off.Allowed {
-				denied++
-			} else if !reflect.DeepEqual(projection(off.Object), projection(r.object)) {
-				changed++
-			}
-			if same() {
-				agree++
-				continue
-			}
-			t.Errorf("%s, %s %s/%s (update %v):\n  offline: allowed %v message %q object %s\n  server:  allowed %v message %q object %s\n  policy: %s\n  binding: %s",
-				c.policy.Name, r.object.GetKind(), r.object.GetNamespace(), r.object.GetName(), r.old != nil,
-				off.Allowed, short(off.Message), jsonString(projection(off.Object)), srv.allowed, short(srv.message), jsonString(projection(srv.object)),
-				jsonString(c.policy.Spec), jsonString(c.binding.Spec))
+			},
+			disagreement: func() string {
+				return fmt.Sprintf("%s, %s %s/%s (update %v):\n  offline: allowed %v message %q object %s\n  server:  allowed %v message %q object %s\n  policy: %s\n  binding: %s",
+					c.policy.Name, r.object.GetKind(), r.object.GetNamespace(), r.object.GetName(), r.old != nil,
+					off.Allowed, short(off.Message), jsonString(projection(off.Object)), srv.allowed, short(srv.message), jsonString(projection(srv.object)),
+					jsonString(c.policy.Spec), jsonString(c.binding.Spec))
+			},
 		}
-	}
-	line := fmt.Sprintf("differential: %d/%d mutating policy requests agree on verdict, message and mutated object (%d policies, %d more rejected by the server; %d matched, %d changed, %d denied, %d agreed only when asked again); kube-apiserver %s, %s",
-		agree, total, len(cases), rejected, matched, changed, denied, retried, w.version, time.Since(start).Round(time.Millisecond))
-	t.Log(line)
-	// make test prints the lines of go test -v that start with "differential:".
-	fmt.Println(line)
+	})
+	d.report(t, "mutating policy requests agree on verdict, message and mutated object", "policies",
+		fmt.Sprintf("%d matched, %d changed, %d denied", matched, changed, denied))
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionclient "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -101,11 +101,13 @@ func (g *generator) rules(operations ...string) []admissionregistrationv1.NamedR
 	return out
 }
 
-// validatingCase is one generated policy and binding, with its requests.
-type validatingCase struct {
-	policy   *admissionregistrationv1.ValidatingAdmissionPolicy
-	binding  *admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	requests []*request
+// validatingCase is one generated validating admission policy and binding,
+// with its requests.
+type validatingCase = policyCase[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding]
+
+// validatingClients are the clients of the validating cases' kinds.
+func validatingClients(a admissionclient.AdmissionregistrationV1Interface) (objectClient[*admissionregistrationv1.ValidatingAdmissionPolicy], objectClient[*admissionregistrationv1.ValidatingAdmissionPolicyBinding]) {
+	return a.ValidatingAdmissionPolicies(), a.ValidatingAdmissionPolicyBindings()
 }
 
 func (g *generator) validatingCase(i int) *validatingCase {
@@ -197,7 +199,7 @@ func (g *generator) validatingCase(i int) *validatingCase {
 		}
 		b.Spec.ParamRef = ref
 	}
-	c := &validatingCase{policy: p, binding: b}
+	c := &validatingCase{policy: p, binding: b, clients: validatingClients}
 	for j := 0; j < 10; j++ {
 		c.requests = append(c.requests, &request{object: g.object(label, j)})
 	}
@@ -208,103 +210,36 @@ func TestValidatingAgainstAPIServer(t *testing.T) {
 	w := setup(t)
 	ctx := context.Background()
 	start := time.Now()
-	g := newGenerator(1)
-	const n = 70
-	var cases []*validatingCase
-	for i := 0; i < n; i++ {
-		cases = append(cases, g.validatingCase(i))
-	}
-	// Updates need stored objects: store every third object before any
-	// policy exists, and send its update.
-	for _, c := range cases {
-		for j, r := range c.requests {
-			if j%3 != 0 {
-				continue
-			}
-			old, err := w.stored(ctx, r.object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.old = old
-			r.object = g.changed(old)
-		}
-	}
-	admission := w.admin.AdmissionregistrationV1()
-	created := cases[:0]
-	rejected := 0
-	for _, c := range cases {
-		// The generator makes some policies the server rejects (an
-		// expression over params without a paramKind): they are not
-		// admission cases.
-		if _, err := admission.ValidatingAdmissionPolicies().Create(ctx, c.policy, metav1.CreateOptions{}); err != nil {
-			if !apierrors.IsInvalid(err) {
-				t.Fatalf("policy %s: %v", c.policy.Name, err)
-			}
-			rejected++
-			t.Logf("rejected by the server: %v", err)
-			continue
-		}
-		if _, err := admission.ValidatingAdmissionPolicyBindings().Create(ctx, c.binding, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("binding %s: %v", c.binding.Name, err)
-		}
-		created = append(created, c)
-	}
-	cases = created
-	t.Cleanup(func() {
-		for _, c := range cases {
-			_ = admission.ValidatingAdmissionPolicyBindings().Delete(ctx, c.binding.Name, metav1.DeleteOptions{})
-			_ = admission.ValidatingAdmissionPolicies().Delete(ctx, c.policy.Name, metav1.DeleteOptions{})
-		}
-		settle()
-	})
-	settle()
+	d := install(t, ctx, w, start, newGenerator(1), 70, (*generator).validatingCase)
 
-	total, agree, matched, denied, warned, retried := 0, 0, 0, 0, 0, 0
-	for _, c := range cases {
-		for _, r := range c.requests {
-			total++
-			sr, err := r.offline(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			off, err := simulate.Validate(ctx, c.policy, c.binding, sr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := w.send(ctx, r)
-			same := func() bool {
-				return srv.allowed == off.Allowed && srv.message == off.Message && sameStrings(srv.warnings, off.Warnings)
-			}
-			if !same() {
-				// The policy source may not have seen the objects yet: ask
-				// once more before calling it a disagreement.
-				time.Sleep(time.Second)
-				srv = w.send(ctx, r)
-				if same() {
-					retried++
-				}
-			}
-			if off.Matched {
-				matched++
-			}
-			if !off.Allowed {
-				denied++
-			}
-			if len(off.Warnings) > 0 {
-				warned++
-			}
-			if same() {
-				agree++
-				continue
-			}
-			t.Errorf("%s, %s %s/%s (update %v):\n  offline: allowed %v message %q warnings %q\n  server:  allowed %v message %q warnings %q\n  policy: %s\n  binding: %s",
-				c.policy.Name, r.object.GetKind(), r.object.GetNamespace(), r.object.GetName(), r.old != nil,
-				off.Allowed, short(off.Message), off.Warnings, srv.allowed, short(srv.message), srv.warnings, jsonString(c.policy.Spec), jsonString(c.binding.Spec))
+	matched, denied, warned := 0, 0, 0
+	d.compare(t, func(c *validatingCase, r *request, sr *simulate.Request) answers {
+		off, err := simulate.Validate(ctx, c.policy, c.binding, sr)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	line := fmt.Sprintf("differential: %d/%d validating policy requests agree on verdict, message and warnings (%d policies, %d more rejected by the server; %d matched, %d denied, %d warned, %d agreed only when asked again); kube-apiserver %s, %s",
-		agree, total, len(cases), rejected, matched, denied, warned, retried, w.version, time.Since(start).Round(time.Millisecond))
-	t.Log(line)
-	// make test prints the lines of go test -v that start with "differential:".
-	fmt.Println(line)
+		if off.Matched {
+			matched++
+		}
+		if !off.Allowed {
+			denied++
+		}
+		if len(off.Warnings) > 0 {
+			warned++
+		}
+		var srv serverAnswer
+		return answers{
+			ask: func() { srv = w.send(ctx, r) },
+			same: func() bool {
+				return srv.allowed == off.Allowed && srv.message == off.Message && sameStrings(srv.warnings, off.Warnings)
+			},
+			disagreement: func() string {
+				return fmt.Sprintf("%s, %s %s/%s (update %v):\n  offline: allowed %v message %q warnings %q\n  server:  allowed %v message %q warnings %q\n  policy: %s\n  binding: %s",
+					c.policy.Name, r.object.GetKind(), r.object.GetNamespace(), r.object.GetName(), r.old != nil,
+					off.Allowed, short(off.Message), off.Warnings, srv.allowed, short(srv.message), srv.warnings, jsonString(c.policy.Spec), jsonString(c.binding.Spec))
+			},
+		}
+	})
+	d.report(t, "validating policy requests agree on verdict, message and warnings", "policies",
+		fmt.Sprintf("%d matched, %d denied, %d warned", matched, denied, warned))
 }

@@ -23,8 +23,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionclient "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -174,79 +174,60 @@ func (g *generator) webhookCase(i int, url string, caPEM []byte) *webhookCase {
 
 func ptr[T any](v T) *T { return &v }
 
+func (c *webhookCase) create(ctx context.Context, a admissionclient.AdmissionregistrationV1Interface) error {
+	var err error
+	if c.mutating != nil {
+		_, err = a.MutatingWebhookConfigurations().Create(ctx, c.mutating, metav1.CreateOptions{})
+	} else {
+		_, err = a.ValidatingWebhookConfigurations().Create(ctx, c.validating, metav1.CreateOptions{})
+	}
+	return err
+}
+
+func (c *webhookCase) complete(context.Context, admissionclient.AdmissionregistrationV1Interface) error {
+	return nil
+}
+
+func (c *webhookCase) remove(ctx context.Context, a admissionclient.AdmissionregistrationV1Interface) {
+	if c.mutating != nil {
+		_ = a.MutatingWebhookConfigurations().Delete(ctx, c.mutating.Name, metav1.DeleteOptions{})
+	} else {
+		_ = a.ValidatingWebhookConfigurations().Delete(ctx, c.validating.Name, metav1.DeleteOptions{})
+	}
+}
+
+func (c *webhookCase) requestList() []*request { return c.requests }
+
 func TestWebhooksAgainstAPIServer(t *testing.T) {
 	w := setup(t)
 	ctx := context.Background()
 	start := time.Now()
 	rec := newRecorder(t)
-	g := newGenerator(3)
-	const n = 50
-	var cases []*webhookCase
-	for i := 0; i < n; i++ {
-		cases = append(cases, g.webhookCase(i, rec.server.URL, rec.caPEM))
-	}
-	for _, c := range cases {
-		for j, r := range c.requests {
-			if j%3 != 0 {
-				continue
-			}
-			old, err := w.stored(ctx, r.object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.old = old
-			r.object = g.changed(old)
-		}
-	}
-	admission := w.admin.AdmissionregistrationV1()
-	created := cases[:0]
-	rejected := 0
-	for _, c := range cases {
-		var err error
-		if c.mutating != nil {
-			_, err = admission.MutatingWebhookConfigurations().Create(ctx, c.mutating, metav1.CreateOptions{})
-		} else {
-			_, err = admission.ValidatingWebhookConfigurations().Create(ctx, c.validating, metav1.CreateOptions{})
-		}
-		if err != nil {
-			if !apierrors.IsInvalid(err) {
-				t.Fatal(err)
-			}
-			rejected++
-			t.Logf("rejected by the server: %v", err)
-			continue
-		}
-		created = append(created, c)
-	}
-	cases = created
-	t.Cleanup(func() {
-		for _, c := range cases {
-			if c.mutating != nil {
-				_ = admission.MutatingWebhookConfigurations().Delete(ctx, c.mutating.Name, metav1.DeleteOptions{})
-			} else {
-				_ = admission.ValidatingWebhookConfigurations().Delete(ctx, c.validating.Name, metav1.DeleteOptions{})
-			}
-		}
-		settle()
+	d := install(t, ctx, w, start, newGenerator(3), 50, func(g *generator, i int) *webhookCase {
+		return g.webhookCase(i, rec.server.URL, rec.caPEM)
 	})
-	settle()
 
-	total, agree, calls, skips, rejections, retried := 0, 0, 0, 0, 0, 0
-	for _, c := range cases {
-		for _, r := range c.requests {
-			total++
-			sr, err := r.offline(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			off, err := simulate.MatchConfiguration(ctx, c.mutating, c.validating, sr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := r.object.GetNamespace() + "/" + r.object.GetName()
-			var srv serverAnswer
-			var called []string
-			ask := func() {
+	calls, skips, rejections := 0, 0, 0
+	d.compare(t, func(c *webhookCase, r *request, sr *simulate.Request) answers {
+		off, err := simulate.MatchConfiguration(ctx, c.mutating, c.validating, sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls += len(off.Called)
+		skips += len(off.Skipped)
+		if off.Rejected != "" {
+			rejections++
+		}
+		key := r.object.GetNamespace() + "/" + r.object.GetName()
+		want := off.Called
+		if c.validating != nil {
+			want = append([]string(nil), want...)
+			sort.Strings(want)
+		}
+		var srv serverAnswer
+		var called []string
+		return answers{
+			ask: func() {
 				rec.take(key)
 				srv = w.send(ctx, r)
 				called = rec.take(key)
@@ -254,46 +235,23 @@ func TestWebhooksAgainstAPIServer(t *testing.T) {
 					// Validating webhooks are called in parallel.
 					sort.Strings(called)
 				}
-			}
-			want := off.Called
-			if c.validating != nil {
-				want = append([]string(nil), want...)
-				sort.Strings(want)
-			}
-			same := func() bool {
+			},
+			same: func() bool {
 				if off.Rejected != "" {
 					return !srv.allowed && srv.message == off.Rejected && len(called) == 0
 				}
 				return srv.allowed && sameStrings(called, want)
-			}
-			ask()
-			if !same() {
-				time.Sleep(time.Second)
-				ask()
-				if same() {
-					retried++
+			},
+			disagreement: func() string {
+				cfg := any(c.validating)
+				if c.mutating != nil {
+					cfg = c.mutating
 				}
-			}
-			calls += len(off.Called)
-			skips += len(off.Skipped)
-			if off.Rejected != "" {
-				rejections++
-			}
-			if same() {
-				agree++
-				continue
-			}
-			cfg := any(c.validating)
-			if c.mutating != nil {
-				cfg = c.mutating
-			}
-			t.Errorf("%s %s (update %v):\n  offline: called %q skipped %+v rejected %q\n  server:  called %q allowed %v message %q\n  configuration: %s",
-				r.object.GetKind(), key, r.old != nil, off.Called, off.Skipped, off.Rejected, called, srv.allowed, short(srv.message), jsonString(cfg))
+				return fmt.Sprintf("%s %s (update %v):\n  offline: called %q skipped %+v rejected %q\n  server:  called %q allowed %v message %q\n  configuration: %s",
+					r.object.GetKind(), key, r.old != nil, off.Called, off.Skipped, off.Rejected, called, srv.allowed, short(srv.message), jsonString(cfg))
+			},
 		}
-	}
-	line := fmt.Sprintf("differential: %d/%d webhook requests agree on the webhooks called (%d configurations, %d more rejected by the server; %d calls, %d skips, %d requests rejected by a match condition, %d agreed only when asked again); kube-apiserver %s, %s",
-		agree, total, len(cases), rejected, calls, skips, rejections, retried, w.version, time.Since(start).Round(time.Millisecond))
-	t.Log(line)
-	// make test prints the lines of go test -v that start with "differential:".
-	fmt.Println(line)
+	})
+	d.report(t, "webhook requests agree on the webhooks called", "configurations",
+		fmt.Sprintf("%d calls, %d skips, %d requests rejected by a match condition", calls, skips, rejections))
 }
