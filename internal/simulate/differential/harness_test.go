@@ -105,9 +105,9 @@ type answers struct {
 
 // compare sends every request of every case to the server and has check
 // answer it offline (check also counts what the offline answer did). A
-// request whose answers differ is asked once more a second later, since
-// the server's admission plugins may not have seen the objects yet, before
-// it is called a disagreement.
+// request whose answers differ is asked again after 1, 2, 4 and 8 seconds,
+// since the server's admission plugins may not have seen the objects yet (on
+// a busy machine their informers lag), before it is called a disagreement.
 func (d *differentialRun[C]) compare(t *testing.T, check func(c C, r *request, sr *simulate.Request) answers) {
 	t.Helper()
 	for _, c := range d.cases {
@@ -120,8 +120,10 @@ func (d *differentialRun[C]) compare(t *testing.T, check func(c C, r *request, s
 			a := check(c, r, sr)
 			a.ask()
 			if !a.same() {
-				time.Sleep(time.Second)
-				a.ask()
+				for wait := time.Second; wait <= 8*time.Second && !a.same(); wait *= 2 {
+					time.Sleep(wait)
+					a.ask()
+				}
 				if a.same() {
 					d.retried++
 				}
