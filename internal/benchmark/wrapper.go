@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
@@ -47,9 +47,16 @@ const (
 )
 
 // IsProviderWrapper reports whether the process was started by Terraform as
-// the provider.
+// the provider (or as hashicorp/kubernetes, which it runs and measures the
+// same way).
 func IsProviderWrapper() bool {
-	return filepath.Base(os.Args[0]) == ProviderBinaryName && (os.Getenv(envProvider) != "" || os.Getenv(envPprofDir) != "")
+	switch filepath.Base(os.Args[0]) {
+	case ProviderBinaryName:
+		return os.Getenv(envProvider) != "" || os.Getenv(envPprofDir) != ""
+	case PeerBinaryName:
+		return os.Getenv(envProvider) != ""
+	}
+	return false
 }
 
 // RunProviderWrapper is the main function of the wrapper; it returns the
@@ -184,7 +191,9 @@ func serveProfiled(dir string) int {
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		done <- providerserver.Serve(ctx, provider.New("bench-pprof"), providerserver.ServeOpts{Address: providerAddr})
+		// The server main.go serves (provider.NewServer, with its own
+		// answers to some plans), not the framework's alone.
+		done <- tf6server.Serve(providerAddr, provider.NewServer("bench-pprof"))
 	}()
 	select {
 	case err = <-done:
