@@ -379,7 +379,7 @@ func (r *run) toolCommand(phase string) []string {
 	panic("no command for " + r.tool + " " + phase)
 }
 
-func (r *run) env() []string {
+func (r *run) env(phase string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -404,7 +404,11 @@ func (r *run) env() []string {
 		case r.tool == PeerTool:
 			env = append(env, envProvider+"="+r.Peer)
 		case r.PprofDir != "":
-			env = append(env, envPprofDir+"="+r.PprofDir)
+			// One directory per phase, so that each phase's profiles can be
+			// read apart.
+			dir := filepath.Join(r.PprofDir, fmt.Sprintf("%d-%s-pin%t-round%d", r.n, phase, r.Pin, r.Round))
+			_ = os.MkdirAll(dir, 0o755)
+			env = append(env, envPprofDir+"="+dir)
 		default:
 			env = append(env, envProvider+"="+r.Provider)
 		}
@@ -441,7 +445,7 @@ func (r *run) phase(ctx context.Context, phase string) (Result, error) {
 	if r.tool == Kubectl {
 		cmd.Dir = r.dir
 	}
-	cmd.Env = r.env()
+	cmd.Env = r.env(phase)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	res.LoadStart = load1()
 	start := time.Now()

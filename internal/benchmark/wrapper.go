@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -130,6 +131,22 @@ func RunProviderWrapper() int {
 
 func serveProfiled(dir string) int {
 	pid := os.Getpid()
+	// As main.go serves it: the SDK's own logs off when Terraform logs
+	// nothing from providers (main.quietSDKLogs), and the garbage
+	// collector's settings (main.limitMemory).
+	if os.Getenv("TF_LOG") == "" && os.Getenv("TF_LOG_PROVIDER") == "" {
+		for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"} {
+			if _, set := os.LookupEnv(name); !set {
+				_ = os.Setenv(name, "OFF")
+			}
+		}
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(112 << 20)
+	}
 	cpu, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", pid)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "admission-bench: %v\n", err)

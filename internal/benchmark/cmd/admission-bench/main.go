@@ -22,7 +22,8 @@
 //
 // To find where time goes: -pprof DIR writes, for every provider process
 // Terraform starts, a CPU profile, an allocation profile and a profile of the
-// heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof);
+// heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof, in a
+// directory per size and phase);
 // -count-log counts the provider's log output; -tfenv KEY=VALUE sets the
 // environment of terraform and the provider; -provider-src DIR measures a
 // changed copy of the provider and -provider-rev REV a clean export of a
