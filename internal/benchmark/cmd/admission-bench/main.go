@@ -254,11 +254,13 @@ func run() error {
 	var results []benchmark.Result
 	var runErr error
 sizes:
-	for _, lat := range lats {
-		cfg.Latency = lat
-		for _, n := range sizes {
-			for round := 1; round <= *roundsFlag; round++ {
-				cfg.Round = round
+	// Round by round, so that a run stopped early has every setting of the
+	// rounds it finished.
+	for round := 1; round <= *roundsFlag; round++ {
+		cfg.Round = round
+		for _, lat := range lats {
+			cfg.Latency = lat
+			for _, n := range sizes {
 				for _, pin := range pins {
 					cfg.Pin = pin
 					for _, t := range tools {
