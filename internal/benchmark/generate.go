@@ -188,19 +188,25 @@ const ProviderSource = "seed-a73d233f/admission"
 // per object, written out as people write them (no for_each), with the
 // connection from the environment (KUBE_CONFIG_PATH).
 func HCL(objs []*admissionregistrationv1.MutatingWebhookConfiguration) []byte {
+	return hclOf(objs, "admission", ProviderSource, "admission_mutating_webhook_configuration")
+}
+
+// hclOf renders the objects for the provider named name at source, as
+// resources of resourceType (the block layout of both providers).
+func hclOf(objs []*admissionregistrationv1.MutatingWebhookConfiguration, name, source, resourceType string) []byte {
 	w := &hclWriter{}
 	w.line("terraform {")
 	w.line("required_providers {")
-	w.line("admission = {")
-	w.attr("source", ProviderSource)
+	w.line(name + " = {")
+	w.attr("source", source)
 	w.line("}")
 	w.line("}")
 	w.line("}")
 	w.line("")
-	w.line(`provider "admission" {}`)
+	w.line(fmt.Sprintf(`provider %q {}`, name))
 	for i, o := range objs {
 		w.line("")
-		w.line(fmt.Sprintf(`resource "admission_mutating_webhook_configuration" "bench_%04d" {`, i))
+		w.line(fmt.Sprintf(`resource %q "bench_%04d" {`, resourceType, i))
 		w.line("metadata {")
 		w.attr("name", o.Name)
 		w.mapAttr("labels", o.Labels)

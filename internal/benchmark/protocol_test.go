@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -49,10 +48,9 @@ type protocolFixture struct {
 func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	tb.Helper()
 	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(provider.New("bench")())()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	// The server main.go serves: the framework's, with the plans that
+	// change nothing and those of a destroy answered before it.
+	server := provider.NewServer("bench")()
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		tb.Fatal(err)
@@ -491,7 +489,7 @@ func benchmarkProtocol(b *testing.B, f *protocolFixture) {
 			b.ReportAllocs()
 			for b.Loop() {
 				resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-					TypeName: resourceType, Config: f.config, PriorState: f.state, ProposedNewState: c.proposed,
+					TypeName: resourceType, Config: f.config, PriorState: f.state, ProposedNewState: c.proposed, PriorIdentity: f.identity,
 				})
 				if err != nil || len(resp.Diagnostics) > 0 {
 					b.Fatal(err, diagString(resp.Diagnostics))
@@ -499,6 +497,21 @@ func benchmarkProtocol(b *testing.B, f *protocolFixture) {
 			}
 		})
 	}
+	b.Run("PlanResourceChange/destroy", func(b *testing.B) {
+		null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: resourceType, Config: &null, PriorState: f.state, ProposedNewState: &null, PriorIdentity: f.identity,
+			})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, diagString(resp.Diagnostics))
+			}
+		}
+	})
 	b.Run("PlanResourceChange/create", func(b *testing.B) {
 		null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,7 +29,23 @@ import (
 const (
 	Terraform = "terraform"
 	Kubectl   = "kubectl"
+	// PeerTool is terraform with hashicorp/kubernetes (Config.Peer).
+	PeerTool = "kubernetes"
 )
+
+// ToolName is how the report names a tool.
+func ToolName(tool string) string {
+	switch tool {
+	case Terraform:
+		return "terraform + admission"
+	case PeerTool:
+		return "terraform + hashicorp/kubernetes"
+	}
+	return tool
+}
+
+// usesTerraform reports whether the tool is terraform with a provider.
+func usesTerraform(tool string) bool { return tool == Terraform || tool == PeerTool }
 
 // Phases, in the order they run.
 const (
@@ -46,8 +63,16 @@ type Config struct {
 	Terraform string // terraform CLI
 	Kubectl   string // kubectl CLI
 	// Provider is the provider binary that Terraform runs (through the
-	// wrapper, Wrapper, which records its resource usage).
-	Provider, Wrapper string
+	// wrapper, Wrapper, which records its resource usage); Peer is
+	// hashicorp/kubernetes' (tool PeerTool), run through the same wrapper.
+	Provider, Wrapper, Peer string
+	// Pin runs the API server and etcd (and the latency proxy, which is
+	// this process) on CPU 0 and the tool (terraform with its provider,
+	// or kubectl) on CPU 1, with taskset: the two sides then do not take
+	// each other's CPU, and the machine's other load is what is left to
+	// share. Round numbers the repetition, for the report.
+	Pin   bool
+	Round int
 	// PprofDir, when set, makes the wrapper serve the provider in-process
 	// with CPU and heap profiles written there (timings are then not those
 	// of the release binary).
@@ -83,9 +108,13 @@ type Result struct {
 	// per webhook of the objects.
 	Latency    time.Duration
 	Conditions int
-	Cmd        string
-	Wall       time.Duration
-	Exit       int
+	// Pinned: the control plane on CPU 0, the tool on CPU 1 (Config.Pin);
+	// Round: which repetition.
+	Pinned bool
+	Round  int
+	Cmd    string
+	Wall   time.Duration
+	Exit   int
 	// OK is false when the phase did not do what it should (Check says why).
 	OK    bool
 	Check string
@@ -124,7 +153,7 @@ func (c *Config) logf(format string, args ...any) {
 // Run measures the four phases of tool on n objects, on a fresh control
 // plane.
 func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) {
-	dir := filepath.Join(c.WorkDir, fmt.Sprintf("%s-%d-%s", tool, n, c.Latency))
+	dir := filepath.Join(c.WorkDir, fmt.Sprintf("%s-%d-%s-pin%t-round%d", tool, n, c.Latency, c.Pin, c.Round))
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -141,6 +170,13 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		return nil, err
 	}
 	defer func() { _ = cp.Stop() }()
+	if c.Pin {
+		restore, err := pinControlPlane(cp)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	kubeconfig := cp.KubeconfigPath
 	if c.Latency > 0 {
 		p, path, err := latencyProxy(cp, c.Latency, dir)
@@ -176,8 +212,8 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		if err != nil {
 			return results, err
 		}
-		c.logf("%s N=%d +%s %-7s %8.2fs  exit %d  %s  provider RSS %d MiB CPU %.1fs log %d lines %d KiB  CLI CPU %.1fs  load %.1f  %s",
-			tool, n, c.Latency, phase, res.Wall.Seconds(), res.Exit, res.Requests.PerObject(n), res.ProviderPeakRSS>>10,
+		c.logf("%s N=%d +%s pinned=%t round %d %-7s %8.2fs  exit %d  %s  provider RSS %d MiB CPU %.1fs log %d lines %d KiB  CLI CPU %.1fs  load %.1f  %s",
+			tool, n, c.Latency, c.Pin, c.Round, phase, res.Wall.Seconds(), res.Exit, res.Requests.PerObject(n), res.ProviderPeakRSS>>10,
 			res.ProviderCPU.Seconds(), res.ProviderLogLines, res.ProviderLogBytes>>10, (res.CLICPU - res.ProviderCPU).Seconds(), res.LoadStart, res.Check)
 		results = append(results, res)
 		if !res.OK {
@@ -215,12 +251,26 @@ func (r *run) prepare() error {
 				return err
 			}
 		}
-	case Terraform:
+	case Terraform, PeerTool:
 		plugins := filepath.Join(r.dir, "plugins")
 		if err := os.MkdirAll(plugins, 0o755); err != nil {
 			return err
 		}
-		if err := os.Symlink(r.Wrapper, filepath.Join(plugins, ProviderBinaryName)); err != nil {
+		binName, source, hcl, hclChanged := ProviderBinaryName, ProviderSource, HCL(before), HCL(after)
+		if r.tool == PeerTool {
+			if r.Peer == "" {
+				return fmt.Errorf("no hashicorp/kubernetes binary (ADMISSION_BENCH_PEER)")
+			}
+			var err error
+			if hcl, err = PeerHCL(before); err != nil {
+				return err
+			}
+			if hclChanged, err = PeerHCL(after); err != nil {
+				return err
+			}
+			binName, source = PeerBinaryName, peerSource
+		}
+		if err := os.Symlink(r.Wrapper, filepath.Join(plugins, binName)); err != nil {
 			return err
 		}
 		// The address of a source without a host is the registry's of the
@@ -232,17 +282,17 @@ func (r *run) prepare() error {
   }
   direct {}
 }
-`, providerAddr, plugins, "registry.opentofu.org/"+ProviderSource, plugins)
+`, "registry.terraform.io/"+source, plugins, "registry.opentofu.org/"+source, plugins)
 		if err := os.WriteFile(filepath.Join(r.dir, "terraformrc"), []byte(rc), 0o600); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(filepath.Join(r.dir, "tf"), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(r.dir, "tf", "main.tf"), HCL(before), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(r.dir, "tf", "main.tf"), hcl, 0o600); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(r.dir, "main.tf.changed"), HCL(after), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(r.dir, "main.tf.changed"), hclChanged, 0o600); err != nil {
 			return err
 		}
 		r.rssLog = filepath.Join(r.dir, "provider-rusage.log")
@@ -273,19 +323,30 @@ func (r *run) mark(ctx context.Context) (map[string]Requests, error) {
 	}
 }
 
-// agentOf tells the provider and kubectl apart; terraform itself makes no
-// request to the API server.
+// agentOf tells the providers and kubectl apart; terraform itself makes no
+// request to the API server. hashicorp/kubernetes sends "HashiCorp/1.0
+// Terraform/VERSION" (kubernetes.(*kubeClientsets) in its provider.go).
 func agentOf(ua string) string {
 	switch {
 	case strings.HasPrefix(ua, "terraform-provider-admission"):
 		return Terraform
 	case strings.HasPrefix(ua, "kubectl"):
 		return Kubectl
+	case strings.HasPrefix(ua, "HashiCorp/"):
+		return PeerTool
 	}
 	return ""
 }
 
 func (r *run) command(phase string) []string {
+	argv := r.toolCommand(phase)
+	if r.Pin {
+		argv = append([]string{"taskset", "-c", strconv.Itoa(toolCPU)}, argv...)
+	}
+	return argv
+}
+
+func (r *run) toolCommand(phase string) []string {
 	kc := []string{"--kubeconfig=" + r.kubeconfig, "--cache-dir=" + filepath.Join(r.dir, "kubectl-cache")}
 	switch r.tool {
 	case Kubectl:
@@ -301,7 +362,7 @@ func (r *run) command(phase string) []string {
 		case PhaseDelete:
 			return append([]string{r.Kubectl, "delete", "-f", changed}, kc...)
 		}
-	case Terraform:
+	case Terraform, PeerTool:
 		common := []string{"-input=false", "-no-color", "-compact-warnings"}
 		if r.Parallelism > 0 {
 			common = append(common, "-parallelism="+strconv.Itoa(r.Parallelism))
@@ -318,7 +379,7 @@ func (r *run) command(phase string) []string {
 	panic("no command for " + r.tool + " " + phase)
 }
 
-func (r *run) env() []string {
+func (r *run) env(phase string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -328,7 +389,7 @@ func (r *run) env() []string {
 		env = append(env, kv)
 	}
 	env = append(env, "KUBECONFIG="+r.kubeconfig, "CHECKPOINT_DISABLE=1")
-	if r.tool == Terraform {
+	if usesTerraform(r.tool) {
 		env = append(env,
 			"KUBE_CONFIG_PATH="+r.kubeconfig,
 			"TF_CLI_CONFIG_FILE="+filepath.Join(r.dir, "terraformrc"),
@@ -339,9 +400,16 @@ func (r *run) env() []string {
 			env = append(env, envCountLog+"=1")
 		}
 		env = append(env, r.Env...)
-		if r.PprofDir != "" {
-			env = append(env, envPprofDir+"="+r.PprofDir)
-		} else {
+		switch {
+		case r.tool == PeerTool:
+			env = append(env, envProvider+"="+r.Peer)
+		case r.PprofDir != "":
+			// One directory per phase, so that each phase's profiles can be
+			// read apart.
+			dir := filepath.Join(r.PprofDir, fmt.Sprintf("%d-%s-pin%t-round%d", r.n, phase, r.Pin, r.Round))
+			_ = os.MkdirAll(dir, 0o755)
+			env = append(env, envPprofDir+"="+dir)
+		default:
 			env = append(env, envProvider+"="+r.Provider)
 		}
 	}
@@ -349,8 +417,8 @@ func (r *run) env() []string {
 }
 
 func (r *run) phase(ctx context.Context, phase string) (Result, error) {
-	res := Result{N: r.n, Tool: r.tool, Phase: phase, Latency: r.Latency, Conditions: r.Conditions}
-	if r.tool == Terraform && phase == PhaseChange {
+	res := Result{N: r.n, Tool: r.tool, Phase: phase, Latency: r.Latency, Conditions: r.Conditions, Pinned: r.Pin, Round: r.Round}
+	if usesTerraform(r.tool) && phase == PhaseChange {
 		data, err := os.ReadFile(filepath.Join(r.dir, "main.tf.changed"))
 		if err != nil {
 			return res, err
@@ -360,7 +428,11 @@ func (r *run) phase(ctx context.Context, phase string) (Result, error) {
 		}
 	}
 	argv := r.command(phase)
-	res.Cmd = strings.Join(append([]string{filepath.Base(argv[0])}, argv[1:]...), " ")
+	shown := r.toolCommand(phase)
+	res.Cmd = strings.Join(append([]string{filepath.Base(shown[0])}, shown[1:]...), " ")
+	if r.Pin {
+		res.Cmd = fmt.Sprintf("taskset -c %d %s", toolCPU, res.Cmd)
+	}
 	logFile, err := os.Create(filepath.Join(r.dir, phase+".log"))
 	if err != nil {
 		return res, err
@@ -373,7 +445,7 @@ func (r *run) phase(ctx context.Context, phase string) (Result, error) {
 	if r.tool == Kubectl {
 		cmd.Dir = r.dir
 	}
-	cmd.Env = r.env()
+	cmd.Env = r.env(phase)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	res.LoadStart = load1()
 	start := time.Now()
@@ -390,7 +462,7 @@ func (r *run) phase(ctx context.Context, phase string) (Result, error) {
 		res.CLICPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	// The wrapper of the last provider process may still be writing.
-	if r.tool == Terraform {
+	if usesTerraform(r.tool) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	for _, l := range rusageLines(r.rssLog)[len(rssBefore):] {
@@ -521,4 +593,43 @@ func latencyProxy(cp *controlplane.ControlPlane, latency time.Duration, dir stri
 		return nil, "", err
 	}
 	return p, path, nil
+}
+
+// The CPUs of a pinned run: the control plane (and this process, which
+// holds the latency proxy) on one, the tool on the other.
+const (
+	controlPlaneCPU = 0
+	toolCPU         = 1
+)
+
+// pinControlPlane pins etcd, kube-apiserver and this process (every thread,
+// taskset -a) to controlPlaneCPU; restore gives this process its CPUs back.
+// The control plane writes the PIDs of its processes into its directory.
+func pinControlPlane(cp *controlplane.ControlPlane) (restore func(), err error) {
+	if runtime.NumCPU() < 2 {
+		return nil, fmt.Errorf("pinning needs 2 CPUs, this machine has %d", runtime.NumCPU())
+	}
+	self := strconv.Itoa(os.Getpid())
+	out, err := exec.Command("taskset", "-c", "-p", self).Output()
+	if err != nil {
+		return nil, fmt.Errorf("taskset (util-linux) -p %s: %w", self, err)
+	}
+	_, mask, ok := strings.Cut(strings.TrimSpace(string(out)), ": ")
+	if !ok {
+		return nil, fmt.Errorf("taskset -c -p %s: unexpected output %q", self, out)
+	}
+	pids := []string{self}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		data, err := os.ReadFile(filepath.Join(cp.Dir, name+".pid"))
+		if err != nil {
+			return nil, err
+		}
+		pids = append(pids, strings.TrimSpace(string(data)))
+	}
+	for _, pid := range pids {
+		if out, err := exec.Command("taskset", "-a", "-c", "-p", strconv.Itoa(controlPlaneCPU), pid).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("taskset -a -c -p %d %s: %v: %s", controlPlaneCPU, pid, err, out)
+		}
+	}
+	return func() { _ = exec.Command("taskset", "-a", "-c", "-p", mask, self).Run() }, nil
 }

@@ -9,11 +9,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
@@ -47,9 +48,16 @@ const (
 )
 
 // IsProviderWrapper reports whether the process was started by Terraform as
-// the provider.
+// the provider (or as hashicorp/kubernetes, which it runs and measures the
+// same way).
 func IsProviderWrapper() bool {
-	return filepath.Base(os.Args[0]) == ProviderBinaryName && (os.Getenv(envProvider) != "" || os.Getenv(envPprofDir) != "")
+	switch filepath.Base(os.Args[0]) {
+	case ProviderBinaryName:
+		return os.Getenv(envProvider) != "" || os.Getenv(envPprofDir) != ""
+	case PeerBinaryName:
+		return os.Getenv(envProvider) != ""
+	}
+	return false
 }
 
 // RunProviderWrapper is the main function of the wrapper; it returns the
@@ -123,6 +131,22 @@ func RunProviderWrapper() int {
 
 func serveProfiled(dir string) int {
 	pid := os.Getpid()
+	// As main.go serves it: the SDK's own logs off when Terraform logs
+	// nothing from providers (main.quietSDKLogs), and the garbage
+	// collector's settings (main.limitMemory).
+	if os.Getenv("TF_LOG") == "" && os.Getenv("TF_LOG_PROVIDER") == "" {
+		for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"} {
+			if _, set := os.LookupEnv(name); !set {
+				_ = os.Setenv(name, "OFF")
+			}
+		}
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(112 << 20)
+	}
 	cpu, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", pid)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "admission-bench: %v\n", err)
@@ -184,7 +208,9 @@ func serveProfiled(dir string) int {
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		done <- providerserver.Serve(ctx, provider.New("bench-pprof"), providerserver.ServeOpts{Address: providerAddr})
+		// The server main.go serves (provider.NewServer, with its own
+		// answers to some plans), not the framework's alone.
+		done <- tf6server.Serve(providerAddr, provider.NewServer("bench-pprof"))
 	}()
 	select {
 	case err = <-done:

@@ -1,15 +1,20 @@
-// Command admission-bench compares the provider with kubectl on N
-// MutatingWebhookConfigurations against a local control plane, and writes
-// the figures with a description of the machine to bench/results-DATE.md
-// (and the raw figures to .json beside it). `make bench` runs it:
+// Command admission-bench compares the provider with hashicorp/kubernetes
+// and kubectl on N MutatingWebhookConfigurations against a local control
+// plane, and writes the figures with a description of the machine to
+// bench/results-DATE.md (and the raw figures to .json beside it). `make
+// bench` runs it:
 //
-//	go run ./internal/benchmark/cmd/admission-bench -n 200 -conditions 0 -latency 0,50ms -gobench
+//	go run ./internal/benchmark/cmd/admission-bench -n 200,1000 -conditions 0 -latency 0,50ms -pin both -rounds 2 -gobench
 //
 // -conditions sets the match conditions per webhook (4 by default; 0 is the
 // workload hashicorp/kubernetes can write too), -latency runs every size
 // again with that much added to every request (a proxy in front of the
-// server), and -peer tries to build hashicorp/kubernetes from the Go module
-// proxy to measure it beside the others (the report says why it cannot).
+// server), -pin on runs the control plane on one CPU and the tool on the
+// other (both: pinned, then unpinned), and -rounds repeats every
+// measurement, the tools one after the other in each round. The tool
+// "kubernetes" is terraform with hashicorp/kubernetes, whose binary
+// ADMISSION_BENCH_PEER names (ADMISSION_BENCH_PEER_ABOUT says in words what
+// it was built from); without it, the report says why it was not measured.
 //
 // While developing, a small run is enough, written nowhere:
 //
@@ -17,7 +22,8 @@
 //
 // To find where time goes: -pprof DIR writes, for every provider process
 // Terraform starts, a CPU profile, an allocation profile and a profile of the
-// heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof);
+// heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof, in a
+// directory per size and phase);
 // -count-log counts the provider's log output; -tfenv KEY=VALUE sets the
 // environment of terraform and the provider; -provider-src DIR measures a
 // changed copy of the provider and -provider-rev REV a clean export of a
@@ -61,7 +67,7 @@ func main() {
 
 func run() error {
 	sizesFlag := flag.String("n", "50", "comma-separated numbers of objects")
-	toolsFlag := flag.String("tools", "kubectl,terraform", "tools to measure, in order")
+	toolsFlag := flag.String("tools", "terraform,kubernetes,kubectl", "tools to measure, in order (kubernetes: terraform with hashicorp/kubernetes)")
 	out := flag.String("out", "bench", `directory of the results file results-DATE.md ("" to write none)`)
 	kubectl := flag.String("kubectl", os.Getenv("ADMISSION_KUBECTL"), "kubectl binary (default: tools/bin.sh kubectl, the server's version)")
 	terraform := flag.String("terraform", os.Getenv("TF_ACC_TERRAFORM_PATH"), "terraform binary (default: tools/bin.sh terraform)")
@@ -70,7 +76,8 @@ func run() error {
 	parallelism := flag.Int("parallelism", 0, "terraform -parallelism (0: terraform's default, 10)")
 	conditions := flag.Int("conditions", 4, "match conditions per webhook (0: the workload hashicorp/kubernetes can write too)")
 	latencies := flag.String("latency", "0", "comma-separated latencies added to every request, such as 0,50ms (0: loopback)")
-	tryPeer := flag.Bool("peer", true, "try to build hashicorp/kubernetes from the Go module proxy to measure it too")
+	pinFlag := flag.String("pin", "off", "on: the control plane on CPU 0 and the tool on CPU 1 (taskset); off; both: pinned, then unpinned")
+	roundsFlag := flag.Int("rounds", 1, "rounds of every measurement, the tools one after the other in each")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, logs, audit logs)")
 	providerRev := flag.String("provider-rev", "", "build the provider from this git revision (a clean export, e.g. HEAD) instead of the working tree")
 	providerSrc := flag.String("provider-src", "", "build the provider from this source tree instead of the module's (to measure a change)")
@@ -202,28 +209,68 @@ func run() error {
 		Parallelism: *parallelism, WorkDir: work, Log: os.Stderr,
 		CountLog: *countLog, Env: env, Conditions: *conditions,
 	}
-	peer := benchmark.Peer{Reason: "not tried (-peer=false)"}
-	if *tryPeer {
-		fmt.Fprintf(os.Stderr, "trying to build %s from the Go module proxy\n", benchmark.PeerModule)
-		peer = benchmark.BuildPeer(ctx, work, os.Stderr)
-		if peer.Binary == "" {
-			fmt.Fprintf(os.Stderr, "admission-bench: hashicorp/kubernetes not measured: %s\n", peer.Reason)
+	var tools []string
+	peer := benchmark.PeerFromEnv()
+	for _, t := range strings.Split(*toolsFlag, ",") {
+		t = strings.TrimSpace(t)
+		switch t {
+		case benchmark.Terraform, benchmark.Kubectl:
+		case benchmark.PeerTool:
+			if peer.Binary == "" {
+				fmt.Fprintf(os.Stderr, "admission-bench: hashicorp/kubernetes not measured: %s\n", peer.Reason)
+				continue
+			}
+			if *conditions != 0 {
+				peer = benchmark.Peer{Reason: "it has no match_conditions, and this run has -conditions " + strconv.Itoa(*conditions)}
+				fmt.Fprintf(os.Stderr, "admission-bench: hashicorp/kubernetes not measured: %s\n", peer.Reason)
+				continue
+			}
+			cfg.Peer = peer.Binary
+		default:
+			return fmt.Errorf("-tools: unknown tool %q", t)
 		}
+		tools = append(tools, t)
+	}
+	machine.Peer = peer.About
+	if peer.Binary == "" {
+		machine.Peer = "not measured"
+	}
+	var pins []bool
+	switch *pinFlag {
+	case "on":
+		pins = []bool{true}
+	case "off":
+		pins = []bool{false}
+	case "both":
+		pins = []bool{true, false}
+	default:
+		return fmt.Errorf("-pin: want on, off or both, not %q", *pinFlag)
+	}
+	if *roundsFlag < 1 {
+		return fmt.Errorf("-rounds: want at least 1")
 	}
 	fmt.Fprintf(os.Stderr, "load average %s; terraform %s, kubectl %s, %s\n", machine.LoadStart, machine.Terraform, machine.Kubectl, machine.KubeAPIServer)
 
 	var results []benchmark.Result
 	var runErr error
 sizes:
-	for _, lat := range lats {
-		cfg.Latency = lat
-		for _, n := range sizes {
-			for _, t := range strings.Split(*toolsFlag, ",") {
-				res, err := cfg.Run(ctx, strings.TrimSpace(t), n)
-				results = append(results, res...)
-				if err != nil {
-					runErr = err
-					break sizes
+	// Round by round, so that a run stopped early has every setting of the
+	// rounds it finished.
+	for round := 1; round <= *roundsFlag; round++ {
+		cfg.Round = round
+		for _, lat := range lats {
+			cfg.Latency = lat
+			for _, n := range sizes {
+				for _, pin := range pins {
+					cfg.Pin = pin
+					for _, t := range tools {
+						res, err := cfg.Run(ctx, t, n)
+						results = append(results, res...)
+						if err != nil {
+							runErr = err
+							break sizes
+						}
+					}
 				}
 			}
 		}
