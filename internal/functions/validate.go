@@ -134,7 +134,7 @@ func decodeArgs(ctx context.Context, resp *function.RunResponse, args []decodeAr
 	for i, a := range args {
 		t, err := tree(ctx, a.v)
 		if err != nil {
-			resp.Error = argError(resp, int64(i), a.name, err)
+			resp.Error = argError(int64(i), a.name, err)
 			return nil, false
 		}
 		if _, ok := t.(simulate.Unknown); ok {
@@ -144,13 +144,13 @@ func decodeArgs(ctx context.Context, resp *function.RunResponse, args []decodeAr
 			if isUnknown(err) {
 				return nil, false
 			}
-			resp.Error = argError(resp, int64(i), a.name, err)
+			resp.Error = argError(int64(i), a.name, err)
 			return nil, false
 		}
 	}
 	t, err := tree(ctx, requestArg)
 	if err != nil {
-		resp.Error = argError(resp, requestIndex, "request", err)
+		resp.Error = argError(requestIndex, "request", err)
 		return nil, false
 	}
 	if _, ok := t.(simulate.Unknown); ok {
@@ -161,7 +161,7 @@ func decodeArgs(ctx context.Context, resp *function.RunResponse, args []decodeAr
 		if isUnknown(err) {
 			return nil, false
 		}
-		resp.Error = argError(resp, requestIndex, "request", err)
+		resp.Error = argError(requestIndex, "request", err)
 		return nil, false
 	}
 	return r, true

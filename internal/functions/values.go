@@ -147,10 +147,9 @@ func value(v any) attr.Value {
 	return types.StringValue(fmt.Sprint(v))
 }
 
-// argError is the function error for an error in argument i (named name).
-// It reports whether there was one, and sets the unknown result for an
-// input not known yet.
-func argError(resp *function.RunResponse, i int64, name string, err error) *function.FuncError {
+// argError is the function error for an error in argument i (named name),
+// naming the field of the argument where the input says it is.
+func argError(i int64, name string, err error) *function.FuncError {
 	var ie *simulate.InputError
 	if errors.As(err, &ie) {
 		where := name

@@ -58,7 +58,7 @@ func (webhooksFunction) Run(ctx context.Context, req function.RunRequest, resp *
 	unknown := func() { resp.Error = resp.Result.Set(ctx, types.ObjectUnknown(webhooksResultTypes)) }
 	t, err := tree(ctx, cfgArg)
 	if err != nil {
-		resp.Error = argError(resp, 0, "configuration", err)
+		resp.Error = argError(0, "configuration", err)
 		return
 	}
 	if _, ok := t.(simulate.Unknown); ok {
@@ -71,7 +71,7 @@ func (webhooksFunction) Run(ctx context.Context, req function.RunRequest, resp *
 			unknown()
 			return
 		}
-		resp.Error = argError(resp, 0, "configuration", err)
+		resp.Error = argError(0, "configuration", err)
 		return
 	}
 	r, ok := decodeArgs(ctx, resp, nil, requestArg, 1)
