@@ -244,3 +244,9 @@ func index(s string) (int, bool) {
 	k, err := strconv.Atoi(s)
 	return k, err == nil
 }
+
+// SingularBlocks are the API list fields whose blocks the schema names in
+// the singular, as hashicorp/kubernetes does (`webhook { ... }` for
+// webhooks, `rule { ... }` for rules): the renames of the webhook kinds'
+// mapping, and what turns their resources' values back into API objects.
+var SingularBlocks = map[string]string{"webhooks": "webhook", "rules": "rule"}

@@ -184,8 +184,14 @@ func join(path, k string) string {
 }
 
 // modelAliases are the attribute names of the provider's schema that are not
-// the snake_case of the API field: hashicorp/kubernetes' singular block names.
-var modelAliases = map[string]string{"webhook": "webhooks", "rule": "rules"}
+// the snake_case of the API field (apipath.SingularBlocks), by attribute name.
+var modelAliases = func() map[string]string {
+	out := map[string]string{}
+	for field, block := range apipath.SingularBlocks {
+		out[block] = field
+	}
+	return out
+}()
 
 // fromModel turns a value of the provider's resource form into the API
 // form (a JSON tree) of type t, driven by t's JSON field names: an

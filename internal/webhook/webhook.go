@@ -97,7 +97,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 			"configuration; fields set by others (such as a `ca_bundle` injected by cert-manager) are left to them.",
 		GenerationDoc:   "the webhooks",
 		Schema:          func() (map[string]schema.Attribute, map[string]schema.Block) { return nil, webhookBlocks(k) },
-		Renames:         map[string]string{"webhooks": "webhook", "rules": "rule"},
+		Renames:         apipath.SingularBlocks,
 		ImportExample:   "my-webhooks",
 		SelectorExample: "app=injector,tier!=test",
 		Meta:            func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
