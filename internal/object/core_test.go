@@ -225,7 +225,7 @@ func TestInOurWords(t *testing.T) {
 		{"metadata.name", "Required value: name or generateName is required", "Required value: name is required"},
 		{"spec.matchConstraints.namespaceSelector.matchExpressions[0].operator", `Unsupported value: "in": not a valid selector operator`,
 			`Unsupported value: "in": not a valid selector operator: one of In, NotIn, Exists, DoesNotExist`},
-		{"webhooks[2].clientConfig", "Required value: exactly one of url or service is required", "Required value: exactly one of url and a service block must be set"},
+		{"webhooks[2].clientConfig", "Required value: exactly one of url or service is required", "Required value: set one of url or a service block"},
 		{"spec.policyName", "Required value: name or generateName is required", "Required value: name or generateName is required"},
 	} {
 		if got := InOurWords(tc.path, tc.in); got != tc.want {

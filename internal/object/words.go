@@ -16,7 +16,7 @@ var ourWords = []struct {
 }{
 	{regexp.MustCompile(`^metadata\.name$`), "name or generateName is required", "name is required"},
 	{regexp.MustCompile(`^webhooks\[\d+\]\.clientConfig$`), "exactly one of url or service is required",
-		"exactly one of url and a service block must be set"},
+		"set one of url or a service block"},
 	{regexp.MustCompile(`\.matchExpressions\[\d+\]\.operator$`), "not a valid selector operator",
 		"not a valid selector operator: one of In, NotIn, Exists, DoesNotExist"},
 }
