@@ -41,6 +41,10 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if create {
 		clearPlannedIdentity(ctx, resp.Identity)
+	} else if resp.Private != nil {
+		// Only this plan's dry run may decide that the apply writes
+		// nothing (planNoWrite).
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, noWriteKey, nil)...)
 	}
 	k := r.Kind
 	plan, t, diags := r.Decode(ctx, req.Plan.Raw)
@@ -92,11 +96,14 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	name := k.Meta(exp.Object).Name
 	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
 	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
-	if create && err == nil && k.Meta(dryRun).ResourceVersion == "" {
+	switch {
+	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of
 		// that name yet (a dry run over an existing object answers with
 		// its resourceVersion). The planned identity says so to Create.
 		SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	case !create && err == nil:
+		r.planNoWrite(ctx, req, resp, dryRun)
 	}
 }
 
