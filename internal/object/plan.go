@@ -30,7 +30,9 @@ const PlanCheckTimeout = 20 * time.Second
 // A plan that changes nothing needs no check: it costs no request beyond
 // the refresh, and returns before the plan is decoded. The plan is expanded
 // once; the checks and the advice judge it with the server's defaults, the
-// dry run sends it as it is.
+// dry run sends it as it is. An update whose dry run gives back the object
+// the server has is planned to write nothing, with a warning that says so
+// (planNoWrite).
 func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
