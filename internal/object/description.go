@@ -66,6 +66,14 @@ type Description[M Model, T any] struct {
 	// block and none) and limits what Terraform manages to what it wrote.
 	Flatten func(h Header, obj *T, prior *M) M
 
+	// Imported, when set, completes the model that the read after an
+	// import makes of obj (FlattenObject with no prior state) with what obj
+	// says of the configuration it was made from: a value the server stores
+	// as none, read in that configuration's spelling where a configuration
+	// that leaves the value out plans no change either (a ca_bundle that the
+	// configuration kubectl apply last applied spells as "").
+	Imported func(obj *T, m *M)
+
 	// Default is the object with the server's defaults (internal/validation),
 	// which the checks and the advice judge; nil when the kind has none.
 	Default func(*T) *T
