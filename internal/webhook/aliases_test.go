@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
@@ -18,15 +18,15 @@ type (
 	resourceModel        = objectModel[mutatingHook]
 	metadataModel        = metadata.Model
 	ownerReferenceModel  = metadata.OwnerReferenceModel
-	selectorModel        = matching.SelectorModel
-	matchExpressionModel = matching.MatchExpressionModel
-	ruleModel            = matching.RuleModel
-	matchConditionModel  = matching.ConditionModel
+	selectorModel        = matchblocks.SelectorModel
+	matchExpressionModel = matchblocks.MatchExpressionModel
+	ruleModel            = matchblocks.RuleModel
+	matchConditionModel  = matchblocks.ConditionModel
 )
 
 const (
 	defaultReinvocationPolicy = string(admissionregistrationv1.NeverReinvocationPolicy)
-	defaultScope              = matching.DefaultScope
+	defaultScope              = matchblocks.DefaultScope
 )
 
 // resourceState is the resource's whole value, as the framework's
