@@ -26,6 +26,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // Description is what one kind of object is to the provider: everything
@@ -76,7 +77,7 @@ type Description[M Model, T any] struct {
 	// Advise is the advice the plan gives on obj (defaulted), beyond the
 	// server's rules: what the server accepts but will hurt. It may use the
 	// cluster when env has a client. Nil for none.
-	Advise func(ctx context.Context, env PlanEnv, obj *T) []validation.Warning
+	Advise func(ctx context.Context, env PlanEnv, obj *T) []warning.Warning
 
 	// Fields that other controllers may write, for kinds that have such
 	// fields (a webhook's caBundle, which cert-manager injects). Both nil for

@@ -25,6 +25,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // Resources are the resources of this family.
@@ -99,7 +100,7 @@ type policyKind[S, T any] struct {
 	// defaults, check and advise are those of object.Description.
 	defaults func(*T) *T
 	check    func(obj, old *T) validation.Check
-	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []validation.Warning
+	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []warning.Warning
 	// stateMovers, when set, are the resource's state movers
 	// (object.Description.StateMovers): the resources of other providers
 	// whose state moves to this kind's with a `moved` block.

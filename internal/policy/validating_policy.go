@@ -14,6 +14,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // admission_validating_admission_policy: a ValidatingAdmissionPolicy, the
@@ -133,7 +134,7 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	},
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []validation.Warning {
+	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
 		return typeCheckValidating(env, p)
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},

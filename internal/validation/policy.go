@@ -13,6 +13,8 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // The pieces the admission policy kinds share (ValidatingAdmissionPolicy and
@@ -55,11 +57,11 @@ func validateStaticSuffix(v Version, name string) field.ErrorList {
 // StaticSuffixWarnings is the warning a server of version v gives for the reserved suffix in
 // the name of any of the kinds (WarningsForStaticSuffix, called by the strategies' WarningsOnCreate
 // while the gate is off, in 1.36, and by their WarningsOnUpdate from 1.36 on).
-func StaticSuffixWarnings(v Version, name string, update bool) []Warning {
+func StaticSuffixWarnings(v Version, name string, update bool) []warning.Warning {
 	if !strings.HasSuffix(name, StaticConfigSuffix) || !v.AtLeast(36) || !update && v.AtLeast(37) {
 		return nil
 	}
-	return []Warning{{field.NewPath("metadata", "name"), SummaryReservedName, staticSuffixMessage}}
+	return []warning.Warning{{Path: field.NewPath("metadata", "name"), Kind: warning.Server, Summary: SummaryReservedName, Message: staticSuffixMessage}}
 }
 
 // validateFailurePolicy checks a policy's failurePolicy, which the server defaults to Fail

@@ -663,7 +663,7 @@ func TestValidateDoesNotMutate(t *testing.T) {
 	o.GenerateName = "gen-"
 	before := o.DeepCopy()
 	Validate(o)
-	Warnings(o)
+	ServerWarnings(Assumed, o, false)
 	if !reflect.DeepEqual(before, o) {
 		t.Error("Validate changed its argument")
 	}

@@ -21,12 +21,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // The family holds the objects of both kinds as an
@@ -111,16 +113,16 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		},
 		Default: validation.Default,
 		Check:   validation.WebhookCheck,
-		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []validation.Warning {
+		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []warning.Warning {
 			// Mutating webhooks are called one after another, so their timeouts add up.
-			ws := validation.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
+			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 			// What the webhooks intercept weighs their rules, selectors, match conditions,
 			// service and timeouts together: while one is not known (a selector's labels
 			// from another resource), an unknown value reads as empty and would match
 			// everything, so the lockout check says nothing until it is known. A
 			// ca_bundle known only at apply changes nothing of it.
 			if env.UnknownUnder("webhooks", ".clientConfig.caBundle") {
-				ws = slices.DeleteFunc(ws, func(w validation.Warning) bool { return validation.IsLockout(w.Summary) })
+				ws = slices.DeleteFunc(ws, func(w warning.Warning) bool { return w.Kind.Intercepts() })
 			}
 			return ws
 		},
