@@ -10,19 +10,13 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // This file holds what the policy kinds share with each other (the spec
 // fields of admissionregistrationv1.ValidatingAdmissionPolicySpec and
 // MutatingAdmissionPolicySpec that are the same, and the binding's paramRef
 // and matchResources): each block's schema, model and conversion, once.
-
-// Server defaults (admissionregistration.k8s.io/v1 SetDefaults_*), shown in
-// the plan.
-const (
-	defaultFailurePolicy = string(admissionregistrationv1.Fail)
-	defaultMatchPolicy   = string(admissionregistrationv1.Equivalent)
-)
 
 // policyBase is the part of a policy's spec block that every policy kind has.
 type policyBase struct {
@@ -39,7 +33,7 @@ type policyBase struct {
 func policyBaseSchema(expressions, operations string) (map[string]schema.Attribute, map[string]schema.Block) {
 	attrs := map[string]schema.Attribute{
 		"failure_policy": tfschema.Enum("What happens when the policy cannot be evaluated (a CEL error, a missing parameter, a misconfigured policy): "+
-			"`Fail` rejects the request, `Ignore` lets it through.", defaultFailurePolicy, "Fail", "Ignore"),
+			"`Fail` rejects the request, `Ignore` lets it through.", string(validation.DefaultFailurePolicy), "Fail", "Ignore"),
 	}
 	blocks := map[string]schema.Block{
 		"param_kind": schema.ListNestedBlock{
@@ -166,7 +160,7 @@ func matchResourcesBlock(desc string, required bool, operations string) schema.L
 			Attributes: map[string]schema.Attribute{
 				"match_policy": tfschema.Enum("How rules match requests made through another API version or group of the same resource: "+
 					"`Exact` only matches the rules as written; `Equivalent` also matches requests for an equivalent resource, converted to a version the rules name.",
-					defaultMatchPolicy, "Equivalent", "Exact"),
+					string(validation.DefaultMatchPolicy), "Equivalent", "Exact"),
 			},
 			Blocks: map[string]schema.Block{
 				"namespace_selector": matchblocks.SelectorBlock("Selects, by the namespace's labels, the namespaced objects that match. Absent or empty: every namespace."),
