@@ -19,7 +19,7 @@ import (
 // schemas it resolved, and fetches its cluster's API at most once), and
 // offlineChecker the one for plans without a cluster, built-in kinds only.
 var (
-	checkers       sync.Map // *kube.Client → *typecheck.Checker
+	checkers       object.PerClient[*typecheck.Checker]
 	offlineChecker = sync.OnceValue(func() *typecheck.Checker { return typecheck.New(nil) })
 )
 
@@ -28,11 +28,7 @@ func checker(env object.PlanEnv) *typecheck.Checker {
 	if env.Client == nil {
 		return offlineChecker()
 	}
-	if c, ok := checkers.Load(env.Client); ok {
-		return c.(*typecheck.Checker)
-	}
-	c, _ := checkers.LoadOrStore(env.Client, typecheck.New(env.Client.Discovery))
-	return c.(*typecheck.Checker)
+	return checkers.Get(env.Client, func() (*typecheck.Checker, bool) { return typecheck.New(env.Client.Discovery), true })
 }
 
 // typeChecked turns the type checker's findings into advice on the

@@ -61,6 +61,21 @@ func ListResources() []func() fwlist.ListResource {
 	}
 }
 
+// The resource forms of the kinds: what reads a value in the shape of a kind's resource into
+// its API object (object.Description.ExpandValue).
+
+// ValidatingPolicyForm is the resource form of admission_validating_admission_policy.
+func ValidatingPolicyForm() object.FormReader[validatingPolicy] { return validatingPolicies }
+
+// ValidatingBindingForm is the resource form of admission_validating_admission_policy_binding.
+func ValidatingBindingForm() object.FormReader[validatingBinding] { return validatingBindings }
+
+// MutatingPolicyForm is the resource form of admission_mutating_admission_policy.
+func MutatingPolicyForm() object.FormReader[mutatingPolicy] { return mutatingPolicies }
+
+// MutatingBindingForm is the resource form of admission_mutating_admission_policy_binding.
+func MutatingBindingForm() object.FormReader[mutatingBinding] { return mutatingBindings }
+
 // policyModel is an object of the family: its metadata and its spec block
 // (a slice, so an absent block is an empty one). S is the model of the
 // kind's spec block.

@@ -225,7 +225,13 @@ func policyStatus(p *validatingPolicy) types.Object {
 			LastTransitionTime: types.StringValue(c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z07:00")),
 		})
 	}
-	// The model has the attribute's shape, so this cannot fail.
-	v, _ := types.ObjectValueFrom(context.Background(), policyStatusAttribute().GetType().(types.ObjectType).AttrTypes, m)
+	// The model has the attribute's shape, so this cannot fail; were the attribute not an
+	// object, the null object of no attributes would not be the schema's type, which writing
+	// the state reports (a conversion error).
+	t, ok := policyStatusAttribute().GetType().(types.ObjectType)
+	if !ok {
+		return types.ObjectNull(nil)
+	}
+	v, _ := types.ObjectValueFrom(context.Background(), t.AttrTypes, m)
 	return v
 }

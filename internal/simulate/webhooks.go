@@ -89,40 +89,6 @@ func MatchWebhooks(ctx context.Context, hooks []matching.Webhook, req *Request) 
 	return res, nil
 }
 
-// DecodeWebhookConfiguration decodes a mutating or a validating webhook
-// configuration in either form: the API form says its kind; in the
-// resource form, webhooks with a reinvocation_policy are mutating.
-func DecodeWebhookConfiguration(in any) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration, error) {
-	m, ok := in.(map[string]any)
-	if !ok {
-		return nil, nil, inputErr("", "want an object (a webhook configuration resource of this provider, or one in API form), got %s", describe(in))
-	}
-	mutating := false
-	if isAPIForm(m) {
-		switch k := str(m["kind"]); k {
-		case "MutatingWebhookConfiguration":
-			mutating = true
-		case "ValidatingWebhookConfiguration":
-		default:
-			return nil, nil, inputErr("kind", "want MutatingWebhookConfiguration or ValidatingWebhookConfiguration, got %q", k)
-		}
-	} else if hooks, ok := m["webhook"].([]any); ok {
-		for _, h := range hooks {
-			if hm, ok := h.(map[string]any); ok {
-				if _, ok := hm["reinvocation_policy"]; ok {
-					mutating = true
-				}
-			}
-		}
-	}
-	if mutating {
-		cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		return cfg, nil, Decode(in, "MutatingWebhookConfiguration", cfg)
-	}
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	return nil, cfg, Decode(in, "ValidatingWebhookConfiguration", cfg)
-}
-
 // MatchConfiguration is MatchMutatingWebhooks or MatchValidatingWebhooks,
 // whichever of the two is not nil.
 func MatchConfiguration(ctx context.Context, m *admissionregistrationv1.MutatingWebhookConfiguration, v *admissionregistrationv1.ValidatingWebhookConfiguration, req *Request) (*WebhooksResult, error) {

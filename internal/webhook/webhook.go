@@ -10,7 +10,6 @@ package webhook
 import (
 	"context"
 	"slices"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	fwlist "github.com/hashicorp/terraform-plugin-framework/list"
@@ -67,6 +66,20 @@ func Paths(apiKind string) *apipath.Mapper {
 		return mutating.Paths()
 	case validating.API.Kind:
 		return validating.Paths()
+	}
+	return nil
+}
+
+// Form is the resource form of the kind named apiKind ("MutatingWebhookConfiguration"), nil
+// for another kind: what reads a value in the shape of the kind's resource into its API object
+// (a ValidatingWebhookConfiguration, like every object of the family, as a
+// MutatingWebhookConfiguration whose webhooks have no reinvocationPolicy).
+func Form(apiKind string) object.FormReader[admissionregistrationv1.MutatingWebhookConfiguration] {
+	switch apiKind {
+	case mutating.API.Kind:
+		return mutating
+	case validating.API.Kind:
+		return validating
 	}
 	return nil
 }
@@ -137,7 +150,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 // scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes):
 // the built-in resources, and the custom resources its discovery serves, read once per
 // client and only when a rule names a resource that is not built in.
-var scopes sync.Map // *kube.Client → *typecheck.Scopes
+var scopes object.PerClient[*typecheck.Scopes]
 
 // scopesOf is what the plan knows of resource scopes: the cluster's when it can be
 // reached, else the built-in resources' only (no claim about the others).
@@ -145,13 +158,11 @@ func scopesOf(env object.PlanEnv) *typecheck.Scopes {
 	if env.Client == nil {
 		return typecheck.BuiltinScopes()
 	}
-	if s, ok := scopes.Load(env.Client); ok {
-		return s.(*typecheck.Scopes)
-	}
-	dc, err := env.Client.Discovery()
-	if err != nil {
-		return typecheck.BuiltinScopes()
-	}
-	s, _ := scopes.LoadOrStore(env.Client, typecheck.LiveScopes(dc))
-	return s.(*typecheck.Scopes)
+	return scopes.Get(env.Client, func() (*typecheck.Scopes, bool) {
+		dc, err := env.Client.Discovery()
+		if err != nil {
+			return typecheck.BuiltinScopes(), false
+		}
+		return typecheck.LiveScopes(dc), true
+	})
 }
