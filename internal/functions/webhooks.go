@@ -65,7 +65,7 @@ func (webhooksFunction) Run(ctx context.Context, req function.RunRequest, resp *
 		unknown()
 		return
 	}
-	m, v, err := simulate.DecodeWebhookConfiguration(t)
+	m, v, err := decodeWebhookConfiguration(ctx, cfgArg, t)
 	if err != nil {
 		if isUnknown(err) {
 			unknown()

@@ -44,7 +44,7 @@ webhooks:
 `
 
 func TestMatchWebhooks(t *testing.T) {
-	m, v, err := DecodeWebhookConfiguration(tree(t, webhookConfig))
+	m, v, err := DecodeAPIWebhookConfiguration(tree(t, webhookConfig))
 	if err != nil || m == nil || v != nil {
 		t.Fatal(m, v, err)
 	}
