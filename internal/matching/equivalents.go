@@ -44,6 +44,8 @@ type Served struct {
 	Resource    schema.GroupVersionResource
 	Subresource string
 	Kind        schema.GroupVersionKind
+	// Namespaced: the resource's objects are in namespaces.
+	Namespaced bool
 }
 
 // NewEquivalents are the equivalences of served, registered as the server's API installer
@@ -124,13 +126,18 @@ var builtinServed = sync.OnceValues(func() ([]Served, error) {
 	// In discovery's order, which is the order the server installs its group versions in (the
 	// preferred version first): the order equivalents are tried in.
 	var out []Served
+	scope := map[schema.GroupVersionResource]bool{}
 	for _, g := range groups {
 		for _, v := range g.Group.Versions {
 			gv := schema.GroupVersion{Group: g.Group.Name, Version: v.Version}
 			for _, r := range g.VersionedResources[v.Version] {
-				out = append(out, Served{Resource: gv.WithResource(r.Name), Kind: gv.WithKind(r.Kind)})
+				out = append(out, Served{Resource: gv.WithResource(r.Name), Kind: gv.WithKind(r.Kind), Namespaced: r.Namespaced})
+				scope[gv.WithResource(r.Name)] = r.Namespaced
 			}
-			out = append(out, byGV[gv]...)
+			for _, s := range byGV[gv] {
+				s.Namespaced = scope[s.Resource]
+				out = append(out, s)
+			}
 			delete(byGV, gv)
 		}
 	}
@@ -272,7 +279,8 @@ func parseSubresources(table string) ([]Served, error) {
 // registers them when it serves the definition (k8s.io/apiextensions-apiserver pkg/apiserver
 // crdHandler.getOrCreateServingInfoFor): every version of spec.versions, with its status and
 // scale subresources (the scale's objects are autoscaling/v1 Scale). The resource is the plural
-// the server accepted (status.acceptedNames), else the one asked for (spec.names).
+// the server accepted (status.acceptedNames), else the one asked for (spec.names); it is
+// namespaced unless spec.scope is Cluster.
 func CRDServed(crd *unstructured.Unstructured) ([]Served, error) {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	plural, _, _ := unstructured.NestedString(crd.Object, "status", "acceptedNames", "plural")
@@ -286,6 +294,8 @@ func CRDServed(crd *unstructured.Unstructured) ([]Served, error) {
 	if group == "" || plural == "" || kind == "" {
 		return nil, fmt.Errorf("CustomResourceDefinition %q: spec.group, spec.names.plural and spec.names.kind are required", crd.GetName())
 	}
+	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	namespaced := scope != "Cluster"
 	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	if err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %q: spec.versions: %w", crd.GetName(), err)
@@ -302,13 +312,13 @@ func CRDServed(crd *unstructured.Unstructured) ([]Served, error) {
 		}
 		gv := schema.GroupVersion{Group: group, Version: name}
 		gvr, gvk := gv.WithResource(plural), gv.WithKind(kind)
-		out = append(out, Served{Resource: gvr, Kind: gvk})
+		out = append(out, Served{Resource: gvr, Kind: gvk, Namespaced: namespaced})
 		subs, _ := m["subresources"].(map[string]any)
 		if _, ok := subs["status"]; ok {
-			out = append(out, Served{Resource: gvr, Subresource: "status", Kind: gvk})
+			out = append(out, Served{Resource: gvr, Subresource: "status", Kind: gvk, Namespaced: namespaced})
 		}
 		if _, ok := subs["scale"]; ok {
-			out = append(out, Served{Resource: gvr, Subresource: "scale", Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}})
+			out = append(out, Served{Resource: gvr, Subresource: "scale", Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, Namespaced: namespaced})
 		}
 	}
 	return out, nil
@@ -359,7 +369,7 @@ func DiscoveryServed(lists []*metav1.APIResourceList) []Served {
 			if r.Group != "" || r.Version != "" {
 				kindGV = schema.GroupVersion{Group: r.Group, Version: r.Version}
 			}
-			out = append(out, Served{Resource: gv.WithResource(resource), Subresource: sub, Kind: kindGV.WithKind(r.Kind)})
+			out = append(out, Served{Resource: gv.WithResource(resource), Subresource: sub, Kind: kindGV.WithKind(r.Kind), Namespaced: r.Namespaced})
 		}
 	}
 	return out

@@ -68,7 +68,7 @@ func TestBuiltinEquivalents(t *testing.T) {
 	if want := []string{"/v1, Resource=replicationcontrollers", "apps/v1, Resource=deployments", "apps/v1, Resource=replicasets", "apps/v1, Resource=statefulsets"}; !slices.Equal(parents, want) {
 		t.Errorf("scale subresources: got %q, want %q", parents, want)
 	}
-	if got := BuiltinSubresources("status", schema.GroupKind{Kind: "Pod"}); len(got) != 1 || got[0].Resource != podsGVR {
+	if got := BuiltinSubresources("status", schema.GroupKind{Kind: "Pod"}); len(got) != 1 || got[0].Resource != podsGVR || !got[0].Namespaced {
 		t.Errorf("pods/status: got %v", got)
 	}
 }
@@ -120,7 +120,7 @@ metadata: {name: widgets.example.com}
 spec:
   group: example.com
   names: {plural: widgets, kind: Widget}
-  scope: Namespaced
+  scope: Cluster
   versions:
   - {name: v2, served: true, storage: true, subresources: {status: {}, scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}}
   - {name: v1, served: false, storage: false}
@@ -160,16 +160,16 @@ spec:
 func TestDiscoveryServed(t *testing.T) {
 	served := DiscoveryServed([]*metav1.APIResourceList{
 		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{
-			{Name: "deployments", Kind: "Deployment"},
-			{Name: "deployments/scale", Group: "autoscaling", Version: "v1", Kind: "Scale"},
-			{Name: "deployments/status", Kind: "Deployment"},
+			{Name: "deployments", Kind: "Deployment", Namespaced: true},
+			{Name: "deployments/scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Namespaced: true},
+			{Name: "deployments/status", Kind: "Deployment", Namespaced: true},
 		}},
 		nil,
 	})
 	want := []Served{
-		{Resource: deploymentsGVR, Kind: deploymentsGVR.GroupVersion().WithKind("Deployment")},
-		{Resource: deploymentsGVR, Subresource: "scale", Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}},
-		{Resource: deploymentsGVR, Subresource: "status", Kind: deploymentsGVR.GroupVersion().WithKind("Deployment")},
+		{Resource: deploymentsGVR, Kind: deploymentsGVR.GroupVersion().WithKind("Deployment"), Namespaced: true},
+		{Resource: deploymentsGVR, Subresource: "scale", Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, Namespaced: true},
+		{Resource: deploymentsGVR, Subresource: "status", Kind: deploymentsGVR.GroupVersion().WithKind("Deployment"), Namespaced: true},
 	}
 	if !slices.Equal(served, want) {
 		t.Fatalf("got %+v", served)
