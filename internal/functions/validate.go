@@ -35,7 +35,8 @@ const requestDescription = "The request: an object with, all optional, `operatio
 	"`path`, `user` and `groups`; a missing field or `*` matches anything; the group `system:masters` is allowed everything, as the " +
 	"server's authorizer allows it, and what no rule allows is denied), " +
 	"`resource` (`group`, `version`, `resource`, `kind`, `namespaced`: required for kinds not built into Kubernetes, and for a `Scale`, " +
-	"which several resources serve; a `sub_resource` whose objects' kind only one resource serves, such as a Pod's `status`, finds it), " +
+	"which several resources serve, where the name of a built-in resource alone will do, such as `{ resource = \"deployments\" }`; " +
+	"a `sub_resource` whose objects' kind only one resource serves, such as a Pod's `status`, finds it), " +
 	"`sub_resource`, `name` and `dry_run`. With `match_policy = \"Equivalent\"`, a rule matches the other versions and groups that serve " +
 	"the same objects (autoscaling/v1 and v2 HorizontalPodAutoscalers, core and events.k8s.io events), the object converted as the server " +
 	"converts it. A field the request does not use is an error."

@@ -189,4 +189,13 @@ func TestSubresourceResource(t *testing.T) {
 	if err != nil || r.Kind.Kind != "Scale" || r.Namespace == nil || r.Namespace.Name != "default" {
 		t.Fatalf("deployments/scale: %+v %v", r, err)
 	}
+	// The resource named alone: its group and version are the built-in resource's.
+	r, err = ParseRequest(map[string]any{"operation": "UPDATE", "object": scale, "old_object": scale, "sub_resource": "scale",
+		"resource": map[string]any{"resource": "statefulsets"}})
+	if err != nil || r.Resource.Group != "apps" || r.Resource.Version != "v1" || r.Resource.Resource != "statefulsets" {
+		t.Fatalf("statefulsets/scale: %+v %v", r, err)
+	}
+	if _, err := ParseRequest(map[string]any{"object": scale, "sub_resource": "scale", "resource": map[string]any{"resource": "widgets"}}); err == nil {
+		t.Errorf("an unknown resource named alone: no error")
+	}
 }

@@ -203,6 +203,15 @@ func (r *Request) resolveResource(res any, custom []matching.Served) (namespaced
 		if r.Resource.Resource == "" {
 			return false, inputErr("resource.resource", "required")
 		}
+		if r.Resource.Version == "" {
+			// The group and version of a built-in resource named alone (deployments for a
+			// Scale of deployments/scale): the preferred version of the group that serves it.
+			gvr, err := builtinResourceFor(r.Resource, custom)
+			if err != nil {
+				return false, err
+			}
+			r.Resource = gvr
+		}
 		if r.Kind.Empty() {
 			r.Kind = r.Resource.GroupVersion().WithKind(str(v["kind"]))
 		}
@@ -260,7 +269,27 @@ func (r *Request) subresourceParent(custom []matching.Served) (bool, error) {
 	for _, c := range candidates {
 		names = append(names, c.Resource.GroupResource().String())
 	}
-	return false, inputErr("resource", "a %s is the %q subresource of %s: give the request's resource (group, version, resource)", r.Kind.Kind, r.Subresource, strings.Join(names, ", "))
+	return false, inputErr("resource", "a %s is the %q subresource of %s: give the request's resource (its name will do, such as { resource = \"deployments\" })", r.Kind.Kind, r.Subresource, strings.Join(names, ", "))
+}
+
+// builtinResourceFor completes a resource given without its version: the one resource of that
+// name (in that group, when given) among custom, else the built-in resource the server's
+// RESTMapper prefers (k8s.io/apimachinery pkg/api/meta DefaultRESTMapper ResourceFor).
+func builtinResourceFor(partial schema.GroupVersionResource, custom []matching.Served) (schema.GroupVersionResource, error) {
+	for _, s := range custom {
+		if s.Subresource == "" && s.Resource.Resource == partial.Resource && (partial.Group == "" || s.Resource.Group == partial.Group) {
+			return s.Resource, nil
+		}
+	}
+	mapper, err := typecheck.BuiltinRESTMapper()
+	if err != nil {
+		return schema.GroupVersionResource{}, err
+	}
+	gvr, err := mapper.ResourceFor(partial)
+	if err != nil {
+		return schema.GroupVersionResource{}, inputErr("resource", "%q is not a resource built into kube-apiserver: give its group and version", partial.Resource)
+	}
+	return gvr, nil
 }
 
 // servedScope is the scope of gvr if it is built in or among custom.
