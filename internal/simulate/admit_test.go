@@ -291,3 +291,40 @@ webhooks:
 		t.Errorf("steps: %s", got)
 	}
 }
+
+// Two validating policies that deny: the server runs them in no fixed order and the client gets
+// the first denial, so each is an outcome, with the denial that came first; the verdict is known.
+// The notes say the defaults of the built-in kind are not applied.
+func TestAdmitTwoDenials(t *testing.T) {
+	deny := func(name string) string {
+		return `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: ` + name + `}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations:
+  - {expression: "false", message: "` + name + ` says no"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: ` + name + `}
+spec: {policyName: ` + name + `, validationActions: [Deny]}
+`
+	}
+	objs := objectsOf(t, strings.TrimSpace(deny("first"))+"\n---\n"+strings.TrimSpace(deny("second")))
+	res := admit(t, objs, map[string]any{"object": deployment("apps", 1)}, nil)
+	if res.Allowed == nil || *res.Allowed || res.Message != nil || !res.OrderDependent || len(res.Outcomes) != 2 {
+		t.Fatalf("got %+v", res)
+	}
+	for _, o := range res.Outcomes {
+		first := strings.TrimSuffix(o.Orders[0].FirstDenial, "/"+strings.Split(o.Orders[0].FirstDenial, "/")[0])
+		if o.Message == nil || !strings.HasSuffix(*o.Message, first+" says no") {
+			t.Errorf("outcome %q: message %v", o.Orders[0].FirstDenial, o.Message)
+		}
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "SetObjectDefaults_Deployment") {
+		t.Errorf("notes: %q", res.Notes)
+	}
+}
