@@ -191,8 +191,7 @@ func knownFields(m map[string]any, path string, fields ...string) error {
 
 // resolveResource sets the request's resource from res (the resource field), else from its
 // kind and subresource, and says whether the resource is namespaced.
-func (r *Request) resolveResource(res any, custom []matching.Served) (namespaced bool, err error) {
-	namespaced = true
+func (r *Request) resolveResource(res any, custom []matching.Served) (bool, error) {
 	switch v := res.(type) {
 	case nil:
 	case map[string]any:

@@ -221,7 +221,7 @@ func (c tracedConditions) Match(ctx context.Context, va *admission.VersionedAttr
 		traceFrom(ctx).add(Step{Kind: c.kind, Name: c.unit.policy, Binding: c.unit.binding, Outcome: OutcomeFailed, Message: r.Error.Error()})
 	case !r.Matches:
 		traceFrom(ctx).add(Step{Kind: c.kind, Name: c.unit.policy, Binding: c.unit.binding, Outcome: OutcomeNotMatched,
-			Reason: string(SkippedByMatchCondition), Detail: r.FailedConditionName})
+			Reason: SkippedByMatchCondition, Detail: r.FailedConditionName})
 	}
 	return r
 }

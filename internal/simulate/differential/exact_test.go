@@ -182,7 +182,9 @@ func TestExactAgainstAPIServer(t *testing.T) {
 		}
 		if off.Matched {
 			var kind int
-			fmt.Sscanf(c.policy.Name, "sim-x%d", &kind)
+			if _, err := fmt.Sscanf(c.policy.Name, "sim-x%d", &kind); err != nil {
+				t.Fatal(err)
+			}
 			matched[kind%exactKinds]++
 		}
 		if !off.Allowed {
