@@ -3,6 +3,7 @@ package differential
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -209,4 +210,99 @@ func TestExactAgainstAPIServer(t *testing.T) {
 	d.report(t, "requests on namespace annotations, equivalent versions, system:masters and scale agree on verdict, message and warnings", "policies",
 		fmt.Sprintf("matched: %d namespace annotations, %d HPA, %d events, %d system:masters, %d scale; %d denied, %d warned",
 			matched[exactNamespace], matched[exactHPA], matched[exactEvents], matched[exactMasters], matched[exactScale], denied, warned))
+}
+
+// exactWebhookCase is a webhook configuration of one or two webhooks on events or HPAs of one
+// group and version, with requests in either, so that matchPolicy Equivalent decides.
+func (g *generator) exactWebhookCase(i int, url string, caPEM []byte) *webhookCase {
+	kind := []int{exactHPA, exactEvents}[i%2]
+	label := fmt.Sprintf("xw%d", i)
+	name := fmt.Sprintf("sim-xw%d", i)
+	var hooks []admissionregistrationv1.MutatingWebhook
+	for j := 0; j < 1+g.r.IntN(2); j++ {
+		hookName := fmt.Sprintf("h%d.%s.example.com", j, name)
+		fp := admissionregistrationv1.Ignore
+		mp := admissionregistrationv1.MatchPolicyType(g.pick("Equivalent", "Exact"))
+		se := admissionregistrationv1.SideEffectClassNone
+		timeout := int32(5)
+		h := admissionregistrationv1.MutatingWebhook{
+			Name: hookName, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr(url + "/" + hookName), CABundle: caPEM},
+			FailurePolicy: &fp, MatchPolicy: &mp, SideEffects: &se, TimeoutSeconds: &timeout, AdmissionReviewVersions: []string{"v1"},
+			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"sim-case": label}},
+		}
+		for _, r := range g.exactRules(kind) {
+			h.Rules = append(h.Rules, r.RuleWithOperations)
+		}
+		if g.chance(0.3) {
+			h.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "version", Expression: g.pick("object.apiVersion == 'v1'", "object.apiVersion == 'autoscaling/v1'", "has(object.note)")}}
+		}
+		hooks = append(hooks, h)
+	}
+	c := &webhookCase{}
+	if g.chance(0.5) {
+		c.mutating = &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}, Webhooks: hooks}
+	} else {
+		c.validating = &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		for _, h := range hooks {
+			c.validating.Webhooks = append(c.validating.Webhooks, admissionregistrationv1.ValidatingWebhook{
+				Name: h.Name, ClientConfig: h.ClientConfig, Rules: h.Rules, FailurePolicy: h.FailurePolicy, MatchPolicy: h.MatchPolicy,
+				ObjectSelector: h.ObjectSelector, SideEffects: h.SideEffects, TimeoutSeconds: h.TimeoutSeconds,
+				AdmissionReviewVersions: h.AdmissionReviewVersions, MatchConditions: h.MatchConditions,
+			})
+		}
+	}
+	for j := 0; j < 6; j++ {
+		c.requests = append(c.requests, &request{object: g.exactObject(kind, label, j)})
+	}
+	return c
+}
+
+// Webhooks on events or HPAs of one version are called for the equivalent versions and groups
+// under matchPolicy Equivalent (the server's conversion decides what their match conditions see),
+// and not under Exact.
+func TestExactWebhooksAgainstAPIServer(t *testing.T) {
+	w := setup(t)
+	ctx := context.Background()
+	start := time.Now()
+	rec := newRecorder(t)
+	d := install(t, ctx, w, start, newGenerator(6), 30, func(g *generator, i int) *webhookCase {
+		return g.exactWebhookCase(i, rec.server.URL, rec.caPEM)
+	})
+	calls, skips := 0, 0
+	d.compare(t, func(c *webhookCase, r *request, sr *simulate.Request) answers {
+		off, err := simulate.MatchConfiguration(ctx, c.mutating, c.validating, sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls += len(off.Called)
+		skips += len(off.Skipped)
+		key := r.object.GetNamespace() + "/" + r.object.GetName()
+		want := append([]string(nil), off.Called...)
+		if c.validating != nil {
+			sort.Strings(want)
+		}
+		var srv serverAnswer
+		var called []string
+		return answers{
+			ask: func() {
+				rec.take(key)
+				srv = w.send(ctx, r)
+				called = rec.take(key)
+				if c.validating != nil {
+					sort.Strings(called)
+				}
+			},
+			same: func() bool { return srv.allowed && sameStrings(called, want) },
+			disagreement: func() string {
+				cfg := any(c.validating)
+				if c.mutating != nil {
+					cfg = c.mutating
+				}
+				return fmt.Sprintf("%s %s %s (update %v):\n  offline: called %q skipped %+v\n  server:  called %q allowed %v message %q\n  configuration: %s",
+					r.object.GetAPIVersion(), r.object.GetKind(), key, r.old != nil, off.Called, off.Skipped, called, srv.allowed, short(srv.message), jsonString(cfg))
+			},
+		}
+	})
+	d.report(t, "webhook requests on events and HPAs of equivalent versions agree on the webhooks called", "configurations",
+		fmt.Sprintf("%d calls, %d skips", calls, skips))
 }
