@@ -41,6 +41,8 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if create {
 		clearPlannedIdentity(ctx, resp.Identity)
+	} else {
+		r.warnUnsent(ctx, req.Private, req.Plan, req.State, &resp.Diagnostics)
 	}
 	k := r.Kind
 	plan, t, diags := r.Decode(ctx, req.Plan.Raw)
