@@ -8,7 +8,7 @@ import (
 // TestCompareValues checks that the comparison used on the state reports
 // what it should, against the fixture itself.
 func TestCompareValues(t *testing.T) {
-	fresh := func() map[string]any { return loadFixtureState(t)[0].Instances[0].Attributes }
+	fresh := func() map[string]any { return loadFixtureState(t, "state.json")[0].Instances[0].Attributes }
 	want := fresh()
 
 	if diffs := compareValues("", fresh(), want, true); len(diffs) != 0 {
