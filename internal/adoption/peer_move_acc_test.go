@@ -27,6 +27,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/benchmark"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // TestAccMoveFromRealHashicorpKubernetes moves objects made by the real
@@ -102,12 +103,13 @@ func TestAccMoveFromRealHashicorpKubernetes(t *testing.T) {
 		"kubernetes_validating_webhook_configuration_v1.checker": {"annotations"},
 	} {
 		for _, key := range keys {
-			if m, ok := at(refreshed.attr(t, addr, "metadata"), 0, key).(map[string]any); !ok || len(m) != 0 {
-				t.Errorf("the refreshed state of %s has %s = %v, want {} (what the move must read as none)", addr, key, m)
+			v, _ := jsontest.At(refreshed.attr(t, addr, "metadata"), 0, key)
+			if m, ok := v.(map[string]any); !ok || len(m) != 0 {
+				t.Errorf("the refreshed state of %s has %s = %v, want {} (what the move must read as none)", addr, key, v)
 			}
 		}
 	}
-	if got := at(refreshed.attr(t, "kubernetes_validating_webhook_configuration_v1.checker", "webhook"), 0, "client_config", 0, "ca_bundle"); got != ca {
+	if got, _ := jsontest.At(refreshed.attr(t, "kubernetes_validating_webhook_configuration_v1.checker", "webhook"), 0, "client_config", 0, "ca_bundle"); got != ca {
 		t.Errorf("the refreshed state of the checker has ca_bundle %v, want the injected one", got)
 	}
 	before := peerVersions(t, api, names)
@@ -497,28 +499,6 @@ func selfSignedPEM(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-}
-
-// at is the value at steps (list indexes and object keys) under v, nil
-// where there is none.
-func at(v any, steps ...any) any {
-	for _, s := range steps {
-		switch k := s.(type) {
-		case int:
-			l, ok := v.([]any)
-			if !ok || k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil
-			}
-			v = m[k]
-		}
-	}
-	return v
 }
 
 // shownState is `terraform show -json` of a state.

@@ -9,7 +9,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/syncmap"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -18,7 +20,7 @@ import (
 // schemas it resolved, and fetches its cluster's API at most once), and
 // offlineChecker the one for plans without a cluster, built-in kinds only.
 var (
-	checkers       sync.Map // *kube.Client → *typecheck.Checker
+	checkers       syncmap.Map[*kube.Client, *typecheck.Checker]
 	offlineChecker = sync.OnceValue(func() *typecheck.Checker { return typecheck.New(nil) })
 )
 
@@ -28,10 +30,9 @@ func checker(env object.PlanEnv) *typecheck.Checker {
 		return offlineChecker()
 	}
 	if c, ok := checkers.Load(env.Client); ok {
-		return c.(*typecheck.Checker)
+		return c
 	}
-	c, _ := checkers.LoadOrStore(env.Client, typecheck.New(env.Client.Discovery))
-	return c.(*typecheck.Checker)
+	return checkers.LoadOrStore(env.Client, typecheck.New(env.Client.Discovery))
 }
 
 // typeChecked turns the type checker's findings into advice on the

@@ -224,7 +224,8 @@ func policyStatus(p *validatingPolicy) types.Object {
 			LastTransitionTime: types.StringValue(c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z07:00")),
 		})
 	}
-	// The model has the attribute's shape, so this cannot fail.
-	v, _ := types.ObjectValueFrom(context.Background(), policyStatusAttribute().GetType().(types.ObjectType).AttrTypes, m)
+	// The model has the attribute's shape, so neither can fail.
+	t, _ := policyStatusAttribute().GetType().(types.ObjectType)
+	v, _ := types.ObjectValueFrom(context.Background(), t.AttrTypes, m)
 	return v
 }

@@ -29,7 +29,7 @@ type planValues struct {
 }
 
 func (g planValues) object(p path.Path, attrs map[string]schema.Attribute, blocks map[string]schema.Block, state bool) tftypes.Value {
-	typ := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object)
+	typ, _ := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object) // a schema's type is an object
 	vals := map[string]tftypes.Value{}
 	for name, a := range attrs {
 		t := typ.AttributeTypes[name]
@@ -113,7 +113,10 @@ func dynamic(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.Dynamic
 func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	fw := providerserver.NewProtocol6(New("test")())()
-	ours := NewServer("test")().(*server)
+	ours, ok := NewServer("test")().(*server)
+	if !ok {
+		t.Fatal("NewServer made no *server")
+	}
 	schemas := ours.schemas(ctx)
 	idResp, err := fw.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil {

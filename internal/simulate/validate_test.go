@@ -2,10 +2,13 @@ package simulate
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 func tree(t *testing.T, y string) any {
@@ -169,9 +172,10 @@ func TestDecodeModelForm(t *testing.T) {
 	if p.Name != "p" || *p.Spec.FailurePolicy != "Ignore" || p.Spec.MatchConstraints.ResourceRules[0].Resources[0] != "deployments" || p.Spec.Validations[0].Expression != "true" {
 		t.Fatalf("%+v", p)
 	}
-	model["spec"].([]any)[0].(map[string]any)["validations"] = []any{map[string]any{"expression": Unknown{}}}
+	jsontest.Object(t, model, "spec", 0)["validations"] = []any{map[string]any{"expression": Unknown{}}}
 	err := Decode(model, "ValidatingAdmissionPolicy", &p)
-	if u, ok := err.(*ErrUnknown); !ok || u.Path != "spec.validations[0].expression" {
+	var u *ErrUnknown
+	if !errors.As(err, &u) || u.Path != "spec.validations[0].expression" {
 		t.Fatalf("unknown expression: %v", err)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/syncmap"
 )
 
 // maxMatchConditions is the server's limit on matchConditions per webhook (validateMatchConditions).
@@ -63,16 +65,15 @@ func (e celEnv) baseSet() *environment.EnvSet {
 // compilers are the stateless compilers (plugincel.NewCompiler over a base set), one per
 // compatibility version, built on first use: building the CEL environments is far more
 // expensive than compiling an expression with them.
-var compilers sync.Map // int (compat) → plugincel.Compiler
+var compilers syncmap.Map[int, plugincel.Compiler] // by compatibility version
 
 // celCompiler returns the stateless compiler of e's compatibility version, as the server's
 // getStrictStatelessCELCompiler.
 func celCompiler(e celEnv) plugincel.Compiler {
 	if c, ok := compilers.Load(e.compat); ok {
-		return c.(plugincel.Compiler)
+		return c
 	}
-	c, _ := compilers.LoadOrStore(e.compat, plugincel.NewCompiler(e.baseSet()))
-	return c.(plugincel.Compiler)
+	return compilers.LoadOrStore(e.compat, plugincel.NewCompiler(e.baseSet()))
 }
 
 // matchConditionVars are the variables a webhook's match conditions see at validation time

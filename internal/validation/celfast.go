@@ -2,7 +2,6 @@ package validation
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
@@ -15,6 +14,8 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/syncmap"
 )
 
 // The compiler of k8s.io/apiserver (plugincel.Compiler.CompileCELExpression) parses and checks an
@@ -29,18 +30,16 @@ import (
 
 // quickEnvs are the environments of quickValid, one per CEL environment, built on first use; a
 // nil one means the shortcuts are off there and every expression goes to the compiler.
-var quickEnvs sync.Map // celEnv → *cel.Env
+var quickEnvs syncmap.Map[celEnv, *cel.Env]
 
 // matchConditionEnv returns the environment the compiler checks match conditions in: the base
 // environment of e extended exactly as plugincel's createEnvForOpts does for
 // matchConditionVars, in e's variant (NewExpressions or StoredExpressions).
 func matchConditionEnv(e celEnv) *cel.Env {
 	if env, ok := quickEnvs.Load(e); ok {
-		return env.(*cel.Env)
+		return env
 	}
-	env := buildMatchConditionEnv(e)
-	actual, _ := quickEnvs.LoadOrStore(e, env)
-	return actual.(*cel.Env)
+	return quickEnvs.LoadOrStore(e, buildMatchConditionEnv(e))
 }
 
 func buildMatchConditionEnv(e celEnv) *cel.Env {

@@ -116,7 +116,11 @@ func TestMoveRefreshedHashicorpState(t *testing.T) {
 					continue
 				}
 				tv, ok := v.(tftypes.Value)
-				if !ok || !tv.IsNull() && !(tv.Type().Is(tftypes.List{}) && tv.IsKnown() && listLen(tv) == 0) {
+				if !ok {
+					t.Errorf("%s = %v, want a value", p, v)
+					continue
+				}
+				if emptyList := tv.Type().Is(tftypes.List{}) && tv.IsKnown() && listLen(tv) == 0; !tv.IsNull() && !emptyList {
 					t.Errorf("%s = %v, want none", p, v)
 				}
 			}

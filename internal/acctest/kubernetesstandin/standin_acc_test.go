@@ -229,7 +229,7 @@ func compareValues(p string, got, want any, values bool) []string {
 	var diffs []string
 	switch want := want.(type) {
 	case map[string]any:
-		got := got.(map[string]any)
+		got, _ := got.(map[string]any) // of the same kind as want
 		keys := map[string]bool{}
 		for k := range got {
 			keys[k] = true
@@ -255,7 +255,7 @@ func compareValues(p string, got, want any, values bool) []string {
 			}
 		}
 	case []any:
-		got := got.([]any)
+		got, _ := got.([]any) // of the same kind as want
 		if len(got) != len(want) {
 			return []string{fmt.Sprintf("%s: %d elements %s, want %d %s", at, len(got), show(got), len(want), show(want))}
 		}
