@@ -178,7 +178,7 @@ func TestAccMovePolicyFromHashicorpKubernetes(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy: func(*terraform.State) error {
 			if _, err := readUID(); err == nil {

@@ -170,7 +170,7 @@ func TestAccMoveFromHashicorpKubernetes(t *testing.T) {
 		return u, err
 	}
 	mutatingAddr, validatingAddr := "admission_mutating_webhook_configuration.injector", "admission_validating_webhook_configuration.checker"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy: func(s *terraform.State) error {
 			if _, err := readUIDs(); err == nil {

@@ -107,7 +107,7 @@ func TestAccStateMatchesFixture(t *testing.T) {
 		t.Fatal("main.tf: no side_effects NoneOnDryRun to change")
 	}
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: ProviderFactories(),
 		CheckDestroy:             checkGone(t, want),
 		Steps: []resource.TestStep{
@@ -394,7 +394,7 @@ func TestAccPolicyStateMatchesFixture(t *testing.T) {
 	config := strings.Replace(string(cfg), home, fmt.Sprintf("config_path = %q", acctest.Cluster(t).KubeconfigPath), 1)
 	name, _ := want.Instances[0].Attributes["id"].(string)
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: ProviderFactories(),
 		CheckDestroy: func(*terraform.State) error {
 			_, err := acctest.Clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(context.Background(), name, metav1.GetOptions{})
