@@ -1,4 +1,4 @@
-package validation
+package advice
 
 import (
 	"context"
@@ -6,114 +6,36 @@ import (
 	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
-	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
-// matchCriteria is a policy's or a binding's matchResources as the server's policy matcher
-// reads it (k8s.io/apiserver pkg/admission/plugin/policy/matching MatchCriteria), with the
-// server's defaults: absent selectors are empty and match everything, matchPolicy Equivalent.
-type matchCriteria struct {
-	m admissionregistrationv1.MatchResources
-}
-
-func newMatchCriteria(m *admissionregistrationv1.MatchResources) matchCriteria {
-	c := matchCriteria{*m.DeepCopy()}
-	if c.m.NamespaceSelector == nil {
-		c.m.NamespaceSelector = &metav1.LabelSelector{}
-	}
-	if c.m.ObjectSelector == nil {
-		c.m.ObjectSelector = &metav1.LabelSelector{}
-	}
-	if c.m.MatchPolicy == nil {
-		p := admissionregistrationv1.Equivalent
-		c.m.MatchPolicy = &p
-	}
-	return c
-}
-
-func (c matchCriteria) GetParsedNamespaceSelector() (labels.Selector, error) {
-	return metav1.LabelSelectorAsSelector(c.m.NamespaceSelector)
-}
-func (c matchCriteria) GetParsedObjectSelector() (labels.Selector, error) {
-	return metav1.LabelSelectorAsSelector(c.m.ObjectSelector)
-}
-func (c matchCriteria) GetMatchResources() admissionregistrationv1.MatchResources { return c.m }
-
-// policyMatcher is the server's: k8s.io/apiserver pkg/admission/plugin/policy/matching.
-func policyMatcher() (*matching.Matcher, error) {
-	if _, err := hookMatcher(); err != nil { // sets up the namespace lister
-		return nil, err
-	}
-	return matching.NewMatcher(namespaces, nil), nil
-}
-
 // policyCalled is whether the server evaluates a policy, bound with binding's matchResources
-// (nil: the policy's alone), on attr: both match (k8s.io/apiserver pkg/admission/plugin/policy/generic
-// the dispatcher asks the policy's, then the binding's), then the policy's match conditions
-// decide, evaluated as the server does (matchconditions.Matcher over the condition compiler of
-// the base environment). An error is no claim.
-func policyCalled(constraints, binding *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
+// (nil: the policy's alone), on attr: the matcher's answer on both (matching.Matcher.Policy, as
+// the policy dispatchers ask the policy's, then the binding's), with the policy's match
+// conditions compiled as the server does and evaluated as under failurePolicy Fail, without
+// params. An answer that failed is no claim.
+func policyCalled(m *matching.Matcher, constraints, binding *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
 	hasParams bool, kind, name string, attr admission.Attributes) verdict {
-	if constraints == nil {
+	if m == nil {
 		return unknown
 	}
-	if slices.Contains(excludedResources, attr.GetResource().GroupResource()) {
-		return notCalled
-	}
-	m, err := policyMatcher()
-	if err != nil {
-		return unknown
-	}
-	addNamespace(attr.GetNamespace())
-	for _, mr := range []*admissionregistrationv1.MatchResources{constraints, binding} {
-		if mr == nil {
-			continue
-		}
-		ok, _, _, err := m.Matches(attr, noEquivalents, newMatchCriteria(mr))
-		if err != nil {
-			return unknown
-		}
-		if !ok {
-			return notCalled
-		}
-	}
-	if len(conditions) == 0 {
-		return called
-	}
-	accessors := make([]cel.ExpressionAccessor, len(conditions))
-	for i, c := range conditions {
-		accessors[i] = &matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression}
-	}
-	filter := conditionCompiler().CompileCondition(accessors, cel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true},
-		environment.StoredExpressions)
 	fail := admissionregistrationv1.Fail
-	va, err := versioned{attr}.VersionedAttribute(attr.GetKind())
-	if err != nil {
-		return unknown
-	}
-	res := matchconditions.NewMatcher(filter, &fail, "policy", kind, name).Match(context.Background(), va, nil, nil)
-	switch {
-	case res.Error != nil:
-		return unknown
-	case res.Matches:
-		return called
-	}
-	return notCalled
+	p := matching.PolicyBinding{Constraints: constraints, Resources: binding,
+		Conditions: matching.CompilePolicyConditions(conditions, hasParams, &fail, kind, name)}
+	return verdictOf(m.Policy(context.Background(), p, attr).Outcome)
 }
 
 // policyHits are the critical requests (systemRequests) a policy reaches through a binding.
 func policyHits(constraints, binding *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
 	hasParams bool, kind, name string) map[harm][]criticalRequest {
 	hit := map[harm][]criticalRequest{}
+	m := newMatcher()
 	for _, r := range systemRequests {
-		if policyCalled(constraints, binding, conditions, hasParams, kind, name, r.attributes()) == called &&
+		if policyCalled(m, constraints, binding, conditions, hasParams, kind, name, r.attributes()) == called &&
 			!slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
 			hit[r.harm] = append(hit[r.harm], r)
 		}
@@ -128,7 +50,7 @@ func policyHits(constraints, binding *admissionregistrationv1.MatchResources, co
 // the cost limit) rejects it. The warning is at spec.validationActions.
 // Source: Kubernetes docs, "Validating Admission Policy" (failurePolicy: Fail rejects the
 // request when an expression errors), and systemRequests' sources for the requests.
-func PolicyLockout(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding) []Warning {
+func PolicyLockout(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding) []warning.Warning {
 	if policy == nil || binding == nil || !slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) ||
 		!failsClosed(policy.Spec.FailurePolicy) {
 		return nil
@@ -143,7 +65,7 @@ func PolicyLockout(policy *admissionregistrationv1.ValidatingAdmissionPolicy, bi
 // binds (nil: no claim): when the policy fails closed and the two reach a request that keeps
 // the cluster alive, a mutation that fails there rejects it. The warning is at
 // spec.matchResources.
-func MutatingPolicyLockout(policy *admissionregistrationv1.MutatingAdmissionPolicy, binding *admissionregistrationv1.MutatingAdmissionPolicyBinding) []Warning {
+func MutatingPolicyLockout(policy *admissionregistrationv1.MutatingAdmissionPolicy, binding *admissionregistrationv1.MutatingAdmissionPolicyBinding) []warning.Warning {
 	if policy == nil || binding == nil || !failsClosed(policy.Spec.FailurePolicy) {
 		return nil
 	}
@@ -155,7 +77,7 @@ func MutatingPolicyLockout(policy *admissionregistrationv1.MutatingAdmissionPoli
 
 // policyWarnings words the hits of a policy: unlike a webhook it is never unavailable, but
 // each expression that fails there rejects the request.
-func policyWarnings(p *field.Path, subject string, hit map[harm][]criticalRequest) []Warning {
+func policyWarnings(p *field.Path, subject string, hit map[harm][]criticalRequest) []warning.Warning {
 	return harmWarnings(p, wording{subject,
 		"When an expression of the policy fails on them (a missing param, an absent field, the cost limit)",
 		"set the policy's failurePolicy to Ignore",
@@ -177,7 +99,7 @@ func PolicyLockoutProbes() []LockoutProbe {
 func PolicyIntercepts(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
 	p LockoutProbe) (intercepted, known bool) {
 	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
-	switch policyCalled(policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
+	switch policyCalled(newMatcher(), policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
 		policy.Spec.ParamKind != nil, "validating", policy.Name, r.attributes()) {
 	case called:
 		return true, true

@@ -1,4 +1,4 @@
-package validation
+package celcompile
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types/traits"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
@@ -24,18 +23,19 @@ import (
 // policy with variables (and for every mutating policy), with a composited compiler in which
 // each variable is declared, with its compiled type, for the expressions compiled after it.
 
-// exprKind is the kind of field an expression is in; it decides the accessor.
-type exprKind int
+// Kind is the kind of field an expression is in; it decides the accessor, so the result types
+// the compiler accepts.
+type Kind int
 
 const (
-	exprMatchCondition     exprKind = iota // matchconditions.MatchCondition: bool
-	exprValidation                         // validation expression: bool
-	exprMessage                            // validation messageExpression: string
-	exprAuditValue                         // audit annotation valueExpression: string or null
-	exprVariable                           // variable: any type
-	exprApplyConfiguration                 // mutation applyConfiguration: Object{...}
-	exprJSONPatch                          // mutation jsonPatch: list(JSONPatch)
-	exprShape                              // not an expression: a shape (celshape.go) and its verdict
+	KindMatchCondition     Kind = iota // matchconditions.MatchCondition: bool
+	KindValidation                     // validation expression: bool
+	KindMessage                        // validation messageExpression: string
+	KindAuditValue                     // audit annotation valueExpression: string or null
+	KindVariable                       // variable: any type
+	KindApplyConfiguration             // mutation applyConfiguration: Object{...}
+	KindJSONPatch                      // mutation jsonPatch: list(JSONPatch)
+	kindShape                          // not an expression: a shape (shape.go) and its verdict
 )
 
 // The accessors of k8s.io/apiserver pkg/admission/plugin/policy/validating (ValidationCondition,
@@ -67,21 +67,21 @@ func (v *variableAccessor) GetName() string          { return v.name }
 func (v *variableAccessor) ReturnTypes() []*cel.Type { return []*cel.Type{cel.AnyType, cel.DynType} }
 
 // accessor returns the server's accessor of an expression of kind k.
-func accessor(k exprKind, expr string) plugincel.ExpressionAccessor {
+func accessor(k Kind, expr string) plugincel.ExpressionAccessor {
 	switch k {
-	case exprMatchCondition:
+	case KindMatchCondition:
 		return &matchconditions.MatchCondition{Expression: expr}
-	case exprValidation:
+	case KindValidation:
 		return &validationCondition{expr}
-	case exprMessage:
+	case KindMessage:
 		return &messageExpressionCondition{expr}
-	case exprAuditValue:
+	case KindAuditValue:
 		return &auditAnnotationCondition{expr}
-	case exprVariable:
+	case KindVariable:
 		return &variableAccessor{expression: expr}
-	case exprApplyConfiguration:
+	case KindApplyConfiguration:
 		return &patch.ApplyConfigurationCondition{Expression: expr}
-	case exprJSONPatch:
+	case KindJSONPatch:
 		return &patch.JSONPatchCondition{Expression: expr}
 	}
 	panic(fmt.Sprintf("unknown expression kind %d", k))
@@ -94,18 +94,18 @@ type compiled struct {
 	outputType *cel.Type
 }
 
-// policyCEL compiles the expressions of one policy. With a composition, it is the composited
+// Policy compiles the expressions of one policy. With a composition, it is the composited
 // compiler of the server (plugincel.NewCompositedCompiler), which validateValidatingAdmissionPolicySpec
 // uses for a policy with variables and validateMutatingAdmissionPolicySpec for every policy;
 // without, it is the stateless compiler of the match conditions (getStrictStatelessCELCompiler).
 // Match conditions are always compiled by the stateless one, without variables.
 //
 // The server's composited compiler has one set of declared variables for both of its
-// environments; here each environment an expression is compiled in (see celEnv) has its
+// environments; here each environment an expression is compiled in (see Env) has its
 // composition, made on first use and given the variables declared so far.
-type policyCEL struct {
+type Policy struct {
 	composited bool
-	comps      map[celEnv]*composition
+	comps      map[Env]*composition
 	declared   []declaredVariable // in order, for the compositions made later
 }
 
@@ -114,12 +114,13 @@ type declaredVariable struct {
 	outputType *cel.Type
 }
 
-// newPolicyCEL returns the compiler of one policy; release gives its compositions back.
-func newPolicyCEL(composited bool) *policyCEL {
-	return &policyCEL{composited: composited}
+// NewPolicy returns the compiler of one policy; release gives its compositions back.
+func NewPolicy(composited bool) *Policy {
+	return &Policy{composited: composited}
 }
 
-func (p *policyCEL) release() {
+// Release gives the policy's compositions back for the next policy; p is not used after.
+func (p *Policy) Release() {
 	for _, c := range p.comps {
 		returnComposition(c)
 	}
@@ -127,7 +128,7 @@ func (p *policyCEL) release() {
 }
 
 // composition returns the composition of env, with every variable declared so far.
-func (p *policyCEL) composition(env celEnv) *composition {
+func (p *Policy) composition(env Env) *composition {
 	if c, ok := p.comps[env]; ok {
 		return c
 	}
@@ -136,26 +137,31 @@ func (p *policyCEL) composition(env celEnv) *composition {
 		c.declare(d.name, d.outputType)
 	}
 	if p.comps == nil {
-		p.comps = map[celEnv]*composition{}
+		p.comps = map[Env]*composition{}
 	}
 	p.comps[env] = c
 	return c
 }
 
-// compile compiles expr as an expression of kind k with the given variable declarations, in env.
-func (p *policyCEL) compile(env celEnv, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
+// Compile compiles expr as an expression of kind k with the given variable declarations, in
+// env, and returns the compiler's error, nil when it compiles.
+func (p *Policy) Compile(env Env, k Kind, expr string, decls plugincel.OptionalVariableDeclarations) *apiservercel.Error {
+	return p.compile(env, k, expr, decls).err
+}
+
+func (p *Policy) compile(env Env, k Kind, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
 	key := compileKey{env: env, kind: k, decls: decls, expr: expr}
 	var comp *composition
-	if p.composited && k != exprMatchCondition {
+	if p.composited && k != KindMatchCondition {
 		comp = p.composition(env)
 		key.composited, key.variables = true, comp.signature
 	}
-	if k == exprMatchCondition && decls == matchConditionVars {
+	if k == KindMatchCondition && decls == MatchConditionVars {
 		// The environment and accessor of a webhook's match condition: its faster path, and
 		// the same entry of the cache.
-		return matchConditionResult(compileCached(env, expr))
+		return matchConditionResult(CompileMatchCondition(env, expr))
 	}
-	if c, ok := celCache.get(key); ok {
+	if c, ok := cache.get(key); ok {
 		return c
 	}
 	var c compiled
@@ -163,45 +169,30 @@ func (p *policyCEL) compile(env celEnv, k exprKind, expr string, decls plugincel
 	case comp != nil:
 		c = compileWith(comp.compiler, env, k, expr, decls)
 	default:
-		c = compileWith(celCompiler(env), env, k, expr, decls)
+		c = compileWith(Compiler(env), env, k, expr, decls)
 	}
-	celCache.put(key, c)
+	cache.put(key, c)
 	return c
 }
 
-// compileVariable compiles a variable in env and declares it, with its type, for the
-// expressions compiled after it, in every environment (CompositedCompiler.CompileAndStoreVariable).
-// A variable that does not compile is declared as dyn.
-func (p *policyCEL) compileVariable(env celEnv, name, expr string, decls plugincel.OptionalVariableDeclarations) compiled {
-	c := p.compile(env, exprVariable, expr, decls)
+// CompileVariable compiles a variable in env and declares it, with its type, for the
+// expressions compiled after it, in every environment (CompositedCompiler.CompileAndStoreVariable),
+// and returns the compiler's error. A variable that does not compile is declared as dyn.
+func (p *Policy) CompileVariable(env Env, name, expr string, decls plugincel.OptionalVariableDeclarations) *apiservercel.Error {
+	c := p.compile(env, KindVariable, expr, decls)
 	p.declared = append(p.declared, declaredVariable{name, c.outputType})
 	for _, comp := range p.comps {
 		comp.declare(name, c.outputType)
 	}
-	return c
+	return c.err
 }
 
 // compileWith runs compiler on one expression, turning a panic of cel-go into an internal error
 // (see recoverCompilerPanic).
-func compileWith(compiler plugincel.Compiler, env celEnv, k exprKind, expr string, decls plugincel.OptionalVariableDeclarations) (c compiled) {
+func compileWith(compiler plugincel.Compiler, env Env, k Kind, expr string, decls plugincel.OptionalVariableDeclarations) (c compiled) {
 	defer recoverCompilerPanic(&c.err)
 	r := compiler.CompileCELExpression(accessor(k, expr), decls, env.envType())
 	return compiled{err: r.Error, outputType: r.OutputType}
-}
-
-// celFieldError turns a compiler error into the server's field error
-// (convertCELErrorToValidationError): badValue is what the server quotes, the expression as
-// its accessor holds it.
-func celFieldError(err *apiservercel.Error, fldPath *field.Path, badValue string) *field.Error {
-	switch err.Type {
-	case apiservercel.ErrorTypeRequired:
-		return field.Required(fldPath, err.Detail)
-	case apiservercel.ErrorTypeInvalid:
-		return field.Invalid(fldPath, badValue, err.Detail)
-	case apiservercel.ErrorTypeInternal:
-		return field.InternalError(fldPath, err)
-	}
-	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,13 +207,13 @@ const variablesTypeName = "kubernetes.variables"
 // so far), with the type under our control, so that its fields can be cleared for the next
 // policy. Building the environments takes milliseconds, compiling an expression far less.
 type composition struct {
-	env       celEnv
+	env       Env
 	variables *apiservercel.DeclType
 	compiler  plugincel.Compiler
 	signature string // the declared variables and their types, part of the compile cache's key
 }
 
-func newComposition(env celEnv) *composition {
+func newComposition(env Env) *composition {
 	vars := apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
 	set, err := env.baseSet().Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
@@ -256,10 +247,10 @@ const maxIdleCompositions = 8
 
 var idleCompositions struct {
 	sync.Mutex
-	byEnv map[celEnv][]*composition
+	byEnv map[Env][]*composition
 }
 
-func takeComposition(env celEnv) *composition {
+func takeComposition(env Env) *composition {
 	idleCompositions.Lock()
 	if list := idleCompositions.byEnv[env]; len(list) > 0 {
 		c := list[len(list)-1]
@@ -277,7 +268,7 @@ func returnComposition(c *composition) {
 	idleCompositions.Lock()
 	defer idleCompositions.Unlock()
 	if idleCompositions.byEnv == nil {
-		idleCompositions.byEnv = map[celEnv][]*composition{}
+		idleCompositions.byEnv = map[Env][]*composition{}
 	}
 	if len(idleCompositions.byEnv[c.env]) < maxIdleCompositions {
 		idleCompositions.byEnv[c.env] = append(idleCompositions.byEnv[c.env], c)
@@ -342,18 +333,18 @@ func declTypeKey(t *apiservercel.DeclType) string {
 
 // compileKey is everything a compile's result depends on.
 type compileKey struct {
-	env        celEnv
-	kind       exprKind
+	env        Env
+	kind       Kind
 	decls      plugincel.OptionalVariableDeclarations
 	composited bool   // compiled with `variables` declared
 	variables  string // the declared variables and their types (composition.signature)
 	expr       string
 }
 
-// celCache is the one cache of compile results, of webhooks' match conditions and of policies'
-// expressions alike, and of the verdicts on shapes (exprShape). It forgets everything when it
+// cache is the one cache of compile results, of webhooks' match conditions and of policies'
+// expressions alike, and of the verdicts on shapes (kindShape). It forgets everything when it
 // holds compileCacheSize entries.
-var celCache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
+var cache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
 
 type boundedCache[K comparable, V any] struct {
 	sync.Mutex
@@ -387,18 +378,4 @@ func (c *boundedCache[K, V]) reset() {
 	c.Lock()
 	defer c.Unlock()
 	clear(c.m)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Create-only errors of policies
-
-// policyCreateOnly is CreateOnly for an error at a path under spec: the match conditions, which
-// ValidateValidatingAdmissionPolicyUpdate and ValidateMutatingAdmissionPolicyUpdate skip when
-// paramKind and the match conditions are unchanged.
-//
-// An expression that fails in every supported server's NewExpressions environment fails in
-// their StoredExpressions environments too (the newest one's has nothing more), so keeping it
-// in an update does not help: its error holds on update as on create.
-func policyCreateOnly(e *field.Error) bool {
-	return strings.HasPrefix(e.Field, "spec.matchConditions")
 }

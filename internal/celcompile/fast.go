@@ -1,8 +1,7 @@
-package validation
+package celcompile
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
@@ -29,26 +28,19 @@ import (
 
 // quickEnvs are the environments of quickValid, one per CEL environment, built on first use; a
 // nil one means the shortcuts are off there and every expression goes to the compiler.
-var quickEnvs sync.Map // celEnv → *cel.Env
+var quickEnvs = lazy[Env, *cel.Env]{build: buildMatchConditionEnv}
 
 // matchConditionEnv returns the environment the compiler checks match conditions in: the base
 // environment of e extended exactly as plugincel's createEnvForOpts does for
-// matchConditionVars, in e's variant (NewExpressions or StoredExpressions).
-func matchConditionEnv(e celEnv) *cel.Env {
-	if env, ok := quickEnvs.Load(e); ok {
-		return env.(*cel.Env)
-	}
-	env := buildMatchConditionEnv(e)
-	actual, _ := quickEnvs.LoadOrStore(e, env)
-	return actual.(*cel.Env)
-}
+// MatchConditionVars, in e's variant (NewExpressions or StoredExpressions).
+func matchConditionEnv(e Env) *cel.Env { return quickEnvs.get(e) }
 
-func buildMatchConditionEnv(e celEnv) *cel.Env {
+func buildMatchConditionEnv(e Env) *cel.Env {
 	// If building a program failed for reasons of the environment (options, function
 	// bindings, cost tracker), it would fail for every expression: skipping it would hide
 	// that. The compiler accepting a trivial expression rules it out once for all.
 	// The variables below are those of an environment without patch types.
-	if fullCompile(e, "true") != nil || matchConditionVars.HasPatchTypes {
+	if fullCompile(e, "true") != nil || MatchConditionVars.HasPatchTypes {
 		return nil
 	}
 	namespaceType := plugincel.BuildNamespaceType()
@@ -59,10 +51,10 @@ func buildMatchConditionEnv(e celEnv) *cel.Env {
 		cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
 		cel.Variable(plugincel.RequestVarName, requestType.CelType()),
 	}
-	if matchConditionVars.HasParams {
+	if MatchConditionVars.HasParams {
 		vars = append(vars, cel.Variable(plugincel.ParamsVarName, cel.DynType))
 	}
-	if matchConditionVars.HasAuthorizer {
+	if MatchConditionVars.HasAuthorizer {
 		vars = append(vars,
 			cel.Variable(plugincel.AuthorizerVarName, library.AuthorizerType),
 			cel.Variable(plugincel.RequestResourceAuthorizerVarName, library.ResourceCheckType))
@@ -109,7 +101,7 @@ func checkedValid(env *cel.Env, expr string) *cel.Ast {
 
 // quickValid reports whether expr is certainly accepted by the compiler without building its
 // program. False means "ask the compiler", not "invalid".
-func quickValid(e celEnv, expr string) bool {
+func quickValid(e Env, expr string) bool {
 	env := matchConditionEnv(e)
 	if env == nil {
 		return false

@@ -1,4 +1,4 @@
-package matching
+package matchblocks
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -8,10 +8,8 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
-
-// DefaultScope is the server's default of a rule's scope.
-const DefaultScope = string(admissionregistrationv1.AllScopes)
 
 // RuleModel is one rule block: operations on resources
 // (admissionregistrationv1.RuleWithOperations).
@@ -32,7 +30,7 @@ func RuleAttributes() map[string]schema.Attribute {
 		"resources": tfschema.StringList("Resources, such as `pods`; `pods/status` names a subresource, `*` all resources, "+
 			"`*/*` all resources and subresources, `pods/*` all subresources of pods.", true),
 		"scope": tfschema.Enum("Which objects the rule applies to by scope: `Cluster` (cluster-scoped), `Namespaced`, or `*` (both).",
-			DefaultScope, "*", "Cluster", "Namespaced"),
+			string(validation.DefaultScope), "*", "Cluster", "Namespaced"),
 	}
 }
 

@@ -1,12 +1,16 @@
-package validation
+package advice
 
 import (
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // fakeScopes knows the scope of the resources it lists.
@@ -39,7 +43,7 @@ func lockoutSummaries(o *mwc, scopes ScopeResolver, serial bool) []string {
 func TestLockout(t *testing.T) {
 	notIn := func(ns ...string) *metav1.LabelSelector {
 		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-			Key: namespaceNameLabel, Operator: metav1.LabelSelectorOpNotIn, Values: ns}}}
+			Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: ns}}}
 	}
 	cond := func(expr string) func(o *mwc) {
 		return func(o *mwc) {
@@ -151,15 +155,16 @@ func TestLockoutTimeouts(t *testing.T) {
 		o := valid()
 		o.Webhooks = nil
 		for i, ns := range []string{"team-a", "team-b", "team-c"} {
-			h := validHook(string(rune('a'+i)) + ".example.com")
+			h := *hook0(valid()).DeepCopy()
+			h.Name = string(rune('a'+i)) + ".example.com"
 			h.FailurePolicy = ptr(admissionregistrationv1.Fail)
 			h.TimeoutSeconds = ptr(int32(12))
-			h.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{namespaceNameLabel: ns}}
+			h.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
 			h.Rules = []admissionregistrationv1.RuleWithOperations{{Operations: ops("CREATE"),
 				Rule: admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"}, Resources: []string{"widgets"}}}}
 			o.Webhooks = append(o.Webhooks, h)
 		}
-		return Default(o)
+		return validation.Default(o)
 	}
 	widgets := schema.GroupResource{Group: "example.com", Resource: "widgets"}
 	cases := []struct {
@@ -194,7 +199,7 @@ func TestLockoutTimeouts(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(o)
 			}
-			var got []Warning
+			var got []warning.Warning
 			for _, w := range Advice(o, tc.scopes, tc.serial) {
 				if w.Summary == SummaryFailClosedTimeouts {
 					got = append(got, w)

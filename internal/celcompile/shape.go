@@ -1,4 +1,4 @@
-package validation
+package celcompile
 
 import (
 	"strconv"
@@ -82,11 +82,11 @@ func isIdentByte(c byte) bool {
 
 // validShape reports whether every expression of this shape, which has this many placeholders,
 // is certainly valid in env. Verdicts on shapes are kept in the compile cache, under their own
-// kind (exprShape): no error when every expression of the shape is valid, an error when each
+// kind (kindShape): no error when every expression of the shape is valid, an error when each
 // must be compiled.
-func validShape(env celEnv, shape string, placeholders int) bool {
-	key := compileKey{env: env, kind: exprShape, expr: shape}
-	if c, ok := celCache.get(key); ok {
+func validShape(env Env, shape string, placeholders int) bool {
+	key := compileKey{env: env, kind: kindShape, expr: shape}
+	if c, ok := cache.get(key); ok {
 		return c.err == nil
 	}
 	valid := judgeShape(env, shape, placeholders)
@@ -94,7 +94,7 @@ func validShape(env celEnv, shape string, placeholders int) bool {
 	if !valid {
 		verdict.err = errShapeNotProven
 	}
-	celCache.put(key, verdict)
+	cache.put(key, verdict)
 	return valid
 }
 
@@ -103,7 +103,7 @@ var errShapeNotProven = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal
 
 // judgeShape compiles a shape and checks that its placeholders stand where their values cannot
 // change the outcome.
-func judgeShape(e celEnv, shape string, placeholders int) bool {
+func judgeShape(e Env, shape string, placeholders int) bool {
 	env := matchConditionEnv(e)
 	if env == nil {
 		return false

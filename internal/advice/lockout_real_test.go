@@ -1,4 +1,4 @@
-package validation
+package advice
 
 import (
 	"encoding/json"
@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // The lockout check on the webhook configurations of public projects (testdata/real, README
@@ -75,12 +77,12 @@ func TestLockoutRealConfigurations(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		hooks += len(obj.Webhooks)
-		if errs := Offline(WebhookCheck(Default(obj.DeepCopy()), nil)); len(errs) != 0 {
+		if errs := validation.Offline(validation.WebhookCheck(validation.Default(obj.DeepCopy()), nil)); len(errs) != 0 {
 			t.Errorf("%s: not a valid configuration: %v", name, errs)
 		}
 		serial := head.Kind == "MutatingWebhookConfiguration"
 		var got []string
-		for _, w := range Advice(Default(obj), typecheck.BuiltinScopes(), serial) {
+		for _, w := range Advice(validation.Default(obj), typecheck.BuiltinScopes(), serial) {
 			if !strings.HasPrefix(w.Summary, "Fail-closed") {
 				continue
 			}
@@ -153,7 +155,7 @@ func readPolicy(t *testing.T, file string) (*admissionregistrationv1.ValidatingA
 	if policy.Kind != "ValidatingAdmissionPolicy" || binding.Spec.PolicyName != policy.Name {
 		t.Fatalf("%s: not a policy and its binding", file)
 	}
-	if errs := Offline(ValidatingPolicyCheck(DefaultValidatingPolicy(policy), nil)); len(errs) != 0 {
+	if errs := validation.Offline(validation.ValidatingPolicyCheck(validation.DefaultValidatingPolicy(policy), nil)); len(errs) != 0 {
 		t.Errorf("%s: the policy is not valid: %v", file, errs)
 	}
 	return policy, binding
@@ -182,7 +184,7 @@ func TestLockoutRealVariants(t *testing.T) {
 		}, []string{SummaryFailClosedSystem, SummaryFailClosedOwn}},
 		{"aws-load-balancer-controller-mutating.yaml", func(o *admissionregistrationv1.MutatingWebhookConfiguration) {
 			o.Webhooks[2].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: namespaceNameLabel, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}
 		}, nil},
 	}
 	for _, tc := range cases {
@@ -195,7 +197,7 @@ func TestLockoutRealVariants(t *testing.T) {
 			if err := json.Unmarshal(js, o); err != nil {
 				t.Fatal(err)
 			}
-			o = Default(o)
+			o = validation.Default(o)
 			tc.change(o)
 			var got []string
 			for _, w := range Advice(o, typecheck.BuiltinScopes(), false) {

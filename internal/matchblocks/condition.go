@@ -1,4 +1,4 @@
-package matching
+package matchblocks
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"

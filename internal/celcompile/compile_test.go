@@ -1,12 +1,14 @@
-package validation
+package celcompile
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
 )
 
 // shortcutCorpus holds expressions of every kind the two shortcuts of compile could misjudge:
@@ -175,7 +177,7 @@ func checkShortcuts(t *testing.T, expr string) {
 // TestShortcutsAgreeWithCompiler: on every expression of the corpus, compile gives the
 // compiler's result, and no shortcut accepts what the compiler rejects.
 func TestShortcutsAgreeWithCompiler(t *testing.T) {
-	resetCompileCache()
+	ResetCache()
 	for _, expr := range shortcutCorpus {
 		checkShortcuts(t, expr)
 	}
@@ -184,18 +186,10 @@ func TestShortcutsAgreeWithCompiler(t *testing.T) {
 // TestCompilerPanic: an expression the compiler panics on is rejected with an internal error,
 // as the API server rejects it (it resets the request), and does not crash the provider.
 func TestCompilerPanic(t *testing.T) {
-	resetCompileCache()
+	ResetCache()
 	err := compile(assumedNew, `{b'x': 1}.size() == 1`)
 	if err == nil || err.Type != apiservercel.ErrorTypeInternal || !strings.Contains(err.Detail, "unhashable") {
 		t.Errorf("compile = %s, want an internal error naming the panic", describe(err))
-	}
-	// Within Validate, where expressions are compiled on several goroutines.
-	resetCompileCache()
-	o := configWith(1, true)
-	o.Webhooks[0].MatchConditions[3].Expression = `{b'y': 1}.size() == 1`
-	errs := Validate(o)
-	if len(errs) != 1 || errs[0].Type != field.ErrorTypeInternal || errs[0].Field != "webhooks[0].matchConditions[3].expression" {
-		t.Errorf("Validate:\n%s\nwant one internal error at webhooks[0].matchConditions[3].expression", dump(errs))
 	}
 }
 
@@ -251,7 +245,7 @@ var shapeValues = []string{
 // changes the verdict.
 func TestShapeFamilies(t *testing.T) {
 	for _, family := range shapeFamilies {
-		resetCompileCache()
+		ResetCache()
 		slots := strings.Count(family, "%s")
 		fill := func(v string) string {
 			args := make([]any, slots)
@@ -270,7 +264,7 @@ func TestShapeFamilies(t *testing.T) {
 // TestShortcutsTakeCommonConditions guards the speed of validation: the conditions people
 // usually write must be answered by a shortcut, without building a program.
 func TestShortcutsTakeCommonConditions(t *testing.T) {
-	for _, mc := range realisticConditions(12, 7) {
+	for _, mc := range celtest.RealisticConditions(12, 7) {
 		if !quickValid(assumedNew, mc.Expression) {
 			t.Errorf("quick check does not take %q", mc.Expression)
 		}
@@ -330,5 +324,14 @@ func FuzzCompileShortcuts(f *testing.F) {
 	})
 }
 
-// assumedNew is the environment new expressions are compiled in by a server of version Assumed.
-var assumedNew = newExpressionsEnv(Assumed)
+// assumedNew is the environment new expressions are compiled in by a server of version 1.37,
+// the release whose libraries are linked in.
+var assumedNew = NewExpressions(LibrariesMinor)
+
+// BenchmarkBuildCompiler measures what the first compile of a process pays once (the base
+// environment itself is cached inside k8s.io/apiserver after its first build).
+func BenchmarkBuildCompiler(b *testing.B) {
+	for b.Loop() {
+		plugincel.NewCompiler(assumedNew.baseSet())
+	}
+}

@@ -1,10 +1,11 @@
-package validation
+package advice
 
 import (
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -26,7 +27,7 @@ func TestPolicyLockout(t *testing.T) {
 			PolicyName: "p", ValidationActions: actions}}
 	}
 	notInSystem := &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-		Key: namespaceNameLabel, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}}
+		Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}}
 	cases := []struct {
 		name    string
 		policy  *admissionregistrationv1.ValidatingAdmissionPolicy

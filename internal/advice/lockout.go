@@ -1,4 +1,4 @@
-package validation
+package advice
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,21 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook/generic"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/cel/environment"
-	webhookutil "k8s.io/apiserver/pkg/util/webhook"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // ScopeResolver tells whether a resource is namespaced: the built-in resources from the
@@ -39,19 +30,10 @@ type ScopeResolver interface {
 	ResourceScope(gr schema.GroupResource) (namespaced, known bool)
 }
 
-// IsLockout reports whether summary is that of a lockout warning: what a
-// fail-closed webhook or policy intercepts of what keeps the cluster alive.
-func IsLockout(summary string) bool {
-	switch summary {
-	case SummaryFailClosedSystem, SummaryFailClosedOwn, SummaryFailClosedNodes, SummaryFailClosedRBAC, SummaryFailClosedTimeouts,
-		SummaryPolicyFailClosedSystem, SummaryPolicyFailClosedNodes, SummaryPolicyFailClosedRBAC:
-		return true
-	}
-	return false
-}
-
 // Summaries of the lockout warnings, one per kind of harm.
 const (
+	SummaryFailClosedSystem   = "Fail-closed webhook intercepts kube-system"
+	SummaryFailClosedOwn      = "Fail-closed webhook intercepts its own namespace"
 	SummaryFailClosedNodes    = "Fail-closed webhook intercepts the nodes' own requests"
 	SummaryFailClosedRBAC     = "Fail-closed webhook intercepts what kube-apiserver itself writes"
 	SummaryFailClosedTimeouts = "Fail-closed webhooks' timeouts add up to the request deadline"
@@ -230,73 +212,7 @@ func (r criticalRequest) attributes() admission.Attributes {
 	return admission.NewAttributesRecord(obj, old, gvk, r.namespace, r.name, r.gvr, r.sub, r.op, nil, false, r.user)
 }
 
-// The server's webhook matcher: k8s.io/apiserver pkg/admission/plugin/webhook/generic
-// Webhook.ShouldCallHook, over namespaces that carry only their name label.
-var hookMatcher = sync.OnceValues(func() (*generic.Webhook, error) {
-	wh, err := generic.NewWebhook(admission.NewHandler(admission.Create, admission.Update, admission.Delete, admission.Connect), nil,
-		func(informers.SharedInformerFactory, sets.Set[schema.GroupResource]) generic.Source { return nil },
-		func(*webhookutil.ClientManager) generic.Dispatcher { return nil })
-	if err != nil {
-		return nil, err
-	}
-	// The client is never called: every namespace asked about is in the lister first.
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: "https://127.0.0.1:1"})
-	if err != nil {
-		return nil, err
-	}
-	f := informers.NewSharedInformerFactory(cs, 0)
-	namespaceIndexer = f.Core().V1().Namespaces().Informer().GetIndexer()
-	namespaces = f.Core().V1().Namespaces().Lister()
-	wh.SetExternalKubeClientSet(cs)
-	wh.SetExternalKubeInformerFactory(f)
-	return wh, nil
-})
-
-var (
-	namespaceIndexer cache.Indexer
-	namespaces       corelisters.NamespaceLister
-)
-
-// addNamespace makes ns known to the matchers, with the label every namespace has
-// (kubernetes.io/metadata.name, set by the API server's namespace strategy).
-func addNamespace(ns string) {
-	if ns == "" || namespaceIndexer == nil {
-		return
-	}
-	_ = namespaceIndexer.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{namespaceNameLabel: ns}}})
-}
-
-// objectInterfaces answers ShouldCallHook's questions about equivalent resources: none are
-// known offline, so a rule matches a request only by the resource's own version.
-type objectInterfaces struct {
-	equivalents runtime.EquivalentResourceMapper
-}
-
-func (o objectInterfaces) GetObjectCreater() runtime.ObjectCreater     { return nil }
-func (o objectInterfaces) GetObjectTyper() runtime.ObjectTyper         { return nil }
-func (o objectInterfaces) GetObjectDefaulter() runtime.ObjectDefaulter { return nil }
-func (o objectInterfaces) GetObjectConvertor() runtime.ObjectConvertor { return nil }
-func (o objectInterfaces) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
-	return o.equivalents
-}
-
-var noEquivalents = objectInterfaces{runtime.NewEquivalentResourceRegistry()}
-
-// versioned gives the match conditions the request as it is (its own version).
-type versioned struct{ attr admission.Attributes }
-
-func (v versioned) VersionedAttribute(gvk schema.GroupVersionKind) (*admission.VersionedAttributes, error) {
-	va := &admission.VersionedAttributes{Attributes: v.attr, VersionedKind: gvk}
-	if o := v.attr.GetObject(); o != nil {
-		va.VersionedObject.Set(o)
-	}
-	if o := v.attr.GetOldObject(); o != nil {
-		va.VersionedOldObject.Set(o)
-	}
-	return va, nil
-}
-
-// verdict is what the server would do with a webhook on a request.
+// verdict is what the server would do with a webhook or a policy on a request.
 type verdict int
 
 const (
@@ -305,77 +221,36 @@ const (
 	unknown // a match condition errors on the synthetic request, or needs what it lacks
 )
 
-// hook is a webhook as the server's matcher sees it: whole (match conditions included), and
-// without its match conditions, which hookCalled evaluates itself.
-type hook struct {
-	whole, bare webhook.WebhookAccessor
-}
-
-func newHook(uid, config string, h *admissionregistrationv1.MutatingWebhook) hook {
-	bare := h.DeepCopy()
-	bare.MatchConditions = nil
-	return hook{webhook.NewMutatingWebhookAccessor(uid, config, h), webhook.NewMutatingWebhookAccessor(uid, config, bare)}
-}
-
-// conditionCompiler is the compiler of match conditions generic.NewWebhook gives the server's
-// webhook plugin.
-var conditionCompiler = sync.OnceValue(func() cel.ConditionCompiler {
-	return cel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
-})
-
-// hookCalled asks the server's matcher whether the webhook is called for attr:
-// generic.Webhook.ShouldCallHook on its rules and selectors, then its match conditions as
-// ShouldCallHook evaluates them (the accessor's compiled matcher; asked directly, as
-// ShouldCallHook would log a failed evaluation of the synthetic request as a failing
-// request). An error (a condition that fails on the synthetic request, or reads the
-// authorizer, which is not there) is no claim either way.
-func hookCalled(h hook, attr admission.Attributes) verdict {
-	// Requests that never reach webhooks: k8s.io/kubernetes pkg/kubeapiserver/admission/exclusion
-	// (reviews), and the admission configuration kinds (rules.IsExemptAdmissionConfigurationResource).
-	if rules.IsExemptAdmissionConfigurationResource(attr) || slices.Contains(excludedResources, attr.GetResource().GroupResource()) {
-		return notCalled
-	}
-	wh, err := hookMatcher()
+// newMatcher is the matcher the lockout check asks: k8s.io/apiserver's predicates over
+// namespaces that carry only their name label, no equivalent resources, no authorizer (a
+// match condition that asks it cannot be evaluated: unknown). Nil when it cannot be made: no
+// claim then.
+func newMatcher() *matching.Matcher {
+	m, err := matching.New(matching.Config{Namespaces: matching.SyntheticNamespaces()})
 	if err != nil {
-		return unknown
+		return nil
 	}
-	addNamespace(attr.GetNamespace())
-	inv, serr := wh.ShouldCallHook(context.Background(), h.bare, attr, noEquivalents, versioned{attr})
-	switch {
-	case serr != nil:
-		return unknown
-	case inv == nil:
-		return notCalled
-	case len(h.whole.GetMatchConditions()) == 0:
-		return called
-	}
-	va, _ := versioned{attr}.VersionedAttribute(inv.Kind)
-	res := h.whole.GetCompiledMatcher(conditionCompiler()).Match(context.Background(), va, nil, nil)
-	switch {
-	case res.Error != nil:
-		return unknown
-	case res.Matches:
-		return called
-	}
-	return notCalled
+	return m
 }
 
-// prepareHooks are the webhooks of obj as the matcher reads them, with the server's defaults
-// for what it reads (an absent selector is the empty one, which matches everything;
-// SetDefaults_MutatingWebhook).
-func prepareHooks(obj *admissionregistrationv1.MutatingWebhookConfiguration) []hook {
-	hooks := make([]hook, len(obj.Webhooks))
-	for i := range obj.Webhooks {
-		h := obj.Webhooks[i].DeepCopy()
-		if h.NamespaceSelector == nil {
-			h.NamespaceSelector = &metav1.LabelSelector{}
-		}
-		if h.ObjectSelector == nil {
-			h.ObjectSelector = &metav1.LabelSelector{}
-		}
-		hooks[i] = newHook(fmt.Sprintf("%s/%d", obj.Name, i), obj.Name, h)
+// hookCalled asks the matcher whether the webhook is called for attr. An answer that failed
+// (a match condition that fails on the synthetic request, or reads the authorizer, which is
+// not there) is no claim either way.
+func hookCalled(m *matching.Matcher, h matching.Webhook, attr admission.Attributes) verdict {
+	if m == nil {
+		return unknown
 	}
-	return hooks
+	return verdictOf(m.Webhook(context.Background(), h, attr).Outcome)
+}
+
+func verdictOf(o matching.Outcome) verdict {
+	switch o {
+	case matching.Called:
+		return called
+	case matching.NotCalled:
+		return notCalled
+	}
+	return unknown
 }
 
 // probesOf are the requests tried on a webhook: the system ones, and those of its own backend
@@ -416,7 +291,7 @@ func LockoutProbes(obj *admissionregistrationv1.MutatingWebhookConfiguration, i 
 // evaluated on the synthetic request).
 func LockoutIntercepts(obj *admissionregistrationv1.MutatingWebhookConfiguration, i int, p LockoutProbe) (intercepted, known bool) {
 	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
-	switch hookCalled(prepareHooks(obj)[i], r.attributes()) {
+	switch hookCalled(newMatcher(), matching.MutatingWebhooks(obj)[i], r.attributes()) {
 	case called:
 		return true, true
 	case notCalled:
@@ -425,7 +300,7 @@ func LockoutIntercepts(obj *admissionregistrationv1.MutatingWebhookConfiguration
 	return false, false
 }
 
-// failsClosed reports whether a webhook's failurePolicy is Fail (the default).
+// failsClosed reports whether a webhook's or a policy's failurePolicy is Fail (the default).
 func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 	return fp == nil || *fp == admissionregistrationv1.Fail
 }
@@ -436,9 +311,10 @@ func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 // requestDeadlineSeconds (serial: the mutating ones are called one after another; validating
 // webhooks are called in parallel, k8s.io/apiserver pkg/admission/plugin/webhook/validating
 // dispatcher).
-func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []Warning {
-	var warnings []Warning
-	hooks := prepareHooks(obj)
+func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes ScopeResolver, serial bool) []warning.Warning {
+	var warnings []warning.Warning
+	m := newMatcher()
+	hooks := matching.MutatingWebhooks(obj)
 	for i := range obj.Webhooks {
 		h := &obj.Webhooks[i]
 		if !failsClosed(h.FailurePolicy) {
@@ -446,7 +322,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		}
 		hit := map[harm][]criticalRequest{}
 		for _, r := range probesOf(h) {
-			if hookCalled(hooks[i], r.attributes()) == called {
+			if hookCalled(m, hooks[i], r.attributes()) == called {
 				if !slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
 					hit[r.harm] = append(hit[r.harm], r)
 				}
@@ -460,7 +336,7 @@ func lockoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		warnings = append(warnings, harmWarnings(p, webhookWording, hit, ns)...)
 	}
 	if serial {
-		warnings = append(warnings, timeoutWarnings(obj, hooks, scopes)...)
+		warnings = append(warnings, timeoutWarnings(obj, m, hooks, scopes)...)
 	}
 	return warnings
 }
@@ -476,8 +352,8 @@ var webhookWording = wording{"failurePolicy Fail on a webhook", "While the webho
 	map[harm]string{harmSystem: SummaryFailClosedSystem, harmNodes: SummaryFailClosedNodes, harmRBAC: SummaryFailClosedRBAC, harmOwn: SummaryFailClosedOwn}}
 
 // harmWarnings words one warning per harm: what is intercepted, why it hurts, and the way out.
-func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, ownNamespace string) []Warning {
-	var warnings []Warning
+func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, ownNamespace string) []warning.Warning {
+	var warnings []warning.Warning
 	list := func(rs []criticalRequest) (string, string) {
 		var whats, whys []string
 		for _, r := range rs {
@@ -490,21 +366,21 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 	}
 	if rs := hit[harmSystem]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, wd.summaries[harmSystem], fmt.Sprintf(
+		warnings = append(warnings, warning.Warning{Path: p, Kind: warning.Lockout, Summary: wd.summaries[harmSystem], Message: fmt.Sprintf(
 			"%s that intercepts what system components do in namespace \"kube-system\": %s. %s, these are rejected: %s, "+
 				"which can break the cluster; exclude the namespace in the namespace selector (kubernetes.io/metadata.name NotIn [kube-system]) or %s",
 			wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmNodes]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, wd.summaries[harmNodes], fmt.Sprintf(
+		warnings = append(warnings, warning.Warning{Path: p, Kind: warning.Lockout, Summary: wd.summaries[harmNodes], Message: fmt.Sprintf(
 			"%s that intercepts the nodes' own requests: %s. %s, these are rejected: %s; "+
 				"leave these resources out of the rules, exclude the nodes with a match condition (!('system:nodes' in request.userInfo.groups)), "+
 				"or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
 	if rs := hit[harmRBAC]; len(rs) > 0 {
 		w, y := list(rs)
-		warnings = append(warnings, Warning{p, wd.summaries[harmRBAC], fmt.Sprintf(
+		warnings = append(warnings, warning.Warning{Path: p, Kind: warning.Lockout, Summary: wd.summaries[harmRBAC], Message: fmt.Sprintf(
 			"%s that intercepts what kube-apiserver itself writes: %s. %s, these are rejected: %s; "+
 				"exclude kube-apiserver's own user with a match condition (request.userInfo.username != 'system:apiserver') or %s", wd.subject, w, wd.when, y, wd.ignore)})
 	}
@@ -513,7 +389,7 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 		for _, r := range rs {
 			ops = append(ops, r.what)
 		}
-		warnings = append(warnings, Warning{p, wd.summaries[harmOwn], fmt.Sprintf(
+		warnings = append(warnings, warning.Warning{Path: p, Kind: warning.Lockout, Summary: wd.summaries[harmOwn], Message: fmt.Sprintf(
 			"%s that intercepts its own service's namespace %q (%s there): "+
 				"while the webhook is unavailable, its own pods cannot be created there, so it cannot recover by itself; "+
 				"exclude it in the namespace selector (kubernetes.io/metadata.name NotIn [%s]), leave its pods out with an object selector, "+
@@ -530,7 +406,8 @@ func harmWarnings(p *field.Path, wd wording, hit map[harm][]criticalRequest, own
 // Source: IBM Cloud Kubernetes Service, webhook best practices (mutating webhooks run one after
 // another and together may exceed the time allotted to all); clusterlint
 // checks/doks/admission_controller_webhook_timeout.go (30 s and more blocks upgrades).
-func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, hooks []hook, scopes ScopeResolver) []Warning {
+func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, m *matching.Matcher, hooks []matching.Webhook,
+	scopes ScopeResolver) []warning.Warning {
 	var reqs []func() admission.Attributes
 	for _, r := range systemRequests {
 		reqs = append(reqs, r.attributes)
@@ -595,7 +472,7 @@ func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 		sum := int32(0)
 		for i := range obj.Webhooks {
 			h := &obj.Webhooks[i]
-			if !failsClosed(h.FailurePolicy) || hookCalled(hooks[i], attr) != called {
+			if !failsClosed(h.FailurePolicy) || hookCalled(m, hooks[i], attr) != called {
 				continue
 			}
 			callers = append(callers, i)
@@ -621,16 +498,18 @@ func timeoutWarnings(obj *admissionregistrationv1.MutatingWebhookConfiguration, 
 	if worstAttr.GetSubresource() != "" {
 		res += "/" + worstAttr.GetSubresource()
 	}
-	return []Warning{{field.NewPath("webhooks").Index(worst[0]).Child("timeoutSeconds"), SummaryFailClosedTimeouts, fmt.Sprintf(
-		"the fail-closed webhooks %s are called one after another for the same requests (for example %s %s%s), "+
-			"and their timeouts add up to %d s: while they do not answer, such a request waits up to that long and then fails, "+
-			"past the deadlines of most clients (leader election renews within 10 s); give them short timeouts (a few seconds each)",
-		strings.Join(names, ", "), worstAttr.GetOperation(), res, where, worstSum)}}
+	return []warning.Warning{{Path: field.NewPath("webhooks").Index(worst[0]).Child("timeoutSeconds"), Kind: warning.Timeout,
+		Summary: SummaryFailClosedTimeouts, Message: fmt.Sprintf(
+			"the fail-closed webhooks %s are called one after another for the same requests (for example %s %s%s), "+
+				"and their timeouts add up to %d s: while they do not answer, such a request waits up to that long and then fails, "+
+				"past the deadlines of most clients (leader election renews within 10 s); give them short timeouts (a few seconds each)",
+			strings.Join(names, ", "), worstAttr.GetOperation(), res, where, worstSum)}}
 }
 
+// timeoutOf is a webhook's timeoutSeconds, the server's default when it has none.
 func timeoutOf(h *admissionregistrationv1.MutatingWebhook) int32 {
 	if h.TimeoutSeconds == nil {
-		return 10
+		return validation.DefaultTimeoutSeconds
 	}
 	return *h.TimeoutSeconds
 }
@@ -641,33 +520,12 @@ func selectorNamespaces(sel *metav1.LabelSelector) []string {
 		return nil
 	}
 	var out []string
-	if v, ok := sel.MatchLabels[namespaceNameLabel]; ok {
+	if v, ok := sel.MatchLabels[corev1.LabelMetadataName]; ok {
 		out = append(out, v)
 	}
 	for _, e := range sel.MatchExpressions {
-		if e.Key == namespaceNameLabel {
+		if e.Key == corev1.LabelMetadataName {
 			out = append(out, e.Values...)
-		}
-	}
-	return out
-}
-
-// LiveScopeAdvice is the advice that only the live cluster's discovery can give: the lockout
-// warnings of obj with the scopes of live (custom resources included) that builtin (the
-// built-in resources, what Advice was given at validation) does not already give. A plan with
-// the cluster at hand reports these beside Advice's.
-func LiveScopeAdvice(obj *admissionregistrationv1.MutatingWebhookConfiguration, builtin, live ScopeResolver, serial bool) []Warning {
-	if obj == nil || live == nil {
-		return nil
-	}
-	given := map[string]bool{}
-	for _, w := range lockoutWarnings(obj, builtin, serial) {
-		given[w.String()] = true
-	}
-	var out []Warning
-	for _, w := range lockoutWarnings(obj, live, serial) {
-		if !given[w.String()] {
-			out = append(out, w)
 		}
 	}
 	return out

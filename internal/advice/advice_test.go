@@ -1,4 +1,4 @@
-package validation
+package advice
 
 import (
 	"crypto/ecdsa"
@@ -7,14 +7,22 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 func testCertPEM(t *testing.T) []byte {
@@ -69,7 +77,7 @@ func TestWarningsCABundle(t *testing.T) {
 			if len(ws) != 1 || ws[0].Path.String() != p || !strings.Contains(ws[0].Message, tc.want) {
 				t.Fatalf("got %v, want one warning at %s containing %q", ws, p, tc.want)
 			}
-			if len(Validate(o)) != 0 {
+			if len(validation.Validate(o)) != 0 {
 				t.Error("a caBundle warning must not be an error")
 			}
 		})
@@ -198,7 +206,7 @@ func TestWarningsVirtualResources(t *testing.T) {
 }
 
 func TestWarningsNil(t *testing.T) {
-	if Warnings(nil) != nil || (Warning{Message: "m"}).String() != "m" {
+	if Warnings(nil) != nil || (warning.Warning{Message: "m"}).String() != "m" {
 		t.Error("nil handling")
 	}
 }
@@ -223,16 +231,109 @@ func TestWarningSummaries(t *testing.T) {
 	second.ClientConfig.CABundle = []byte(base64.StdEncoding.EncodeToString(cert))
 	o.Webhooks = append(o.Webhooks, second)
 	summaries := map[string]bool{}
-	for _, w := range Warnings(Default(o)) {
+	for _, w := range Warnings(validation.Default(o)) {
 		if w.Summary == "" {
 			t.Errorf("warning without a summary: %s", w)
 		}
 		summaries[w.Summary] = true
 	}
 	for _, want := range []string{SummaryCABundleNotPEM, SummaryCABundleBase64, SummaryFailClosedSystem, SummaryFailClosedOwn,
-		SummaryReinvokedSideEffects, SummaryExcludedResource} {
+		SummaryReinvokedSideEffects, validation.SummaryExcludedResource} {
 		if !summaries[want] {
 			t.Errorf("no warning summarised %q among %v", want, summaries)
 		}
 	}
+}
+
+// Each warning says its kind: the lockout and timeout warnings are Lockout and Timeout, the
+// hints Hint, the server's own Server.
+func TestWarningKinds(t *testing.T) {
+	o := valid()
+	h := hook0(o)
+	h.ClientConfig.CABundle = []byte("hello")
+	h.ReinvocationPolicy = ptr(admissionregistrationv1.IfNeededReinvocationPolicy)
+	h.SideEffects = ptr(admissionregistrationv1.SideEffectClassNoneOnDryRun)
+	h.Rules = append(h.Rules, admissionregistrationv1.RuleWithOperations{Operations: ops("CREATE"),
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{"authentication.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"tokenreviews"}}})
+	second := *h.DeepCopy()
+	second.Name = "second.example.com"
+	second.TimeoutSeconds = ptr(int32(25))
+	o.Webhooks = append(o.Webhooks, second)
+	want := map[string]warning.Kind{
+		SummaryFailClosedSystem: warning.Lockout, SummaryFailClosedOwn: warning.Lockout, SummaryFailClosedTimeouts: warning.Timeout,
+		SummaryCABundleNotPEM: warning.Hint, SummaryReinvokedSideEffects: warning.Hint, validation.SummaryExcludedResource: warning.Server,
+	}
+	seen := map[string]bool{}
+	for _, w := range Warnings(validation.Default(o)) {
+		k, ok := want[w.Summary]
+		if !ok {
+			t.Errorf("unexpected warning %q", w.Summary)
+			continue
+		}
+		if w.Kind != k {
+			t.Errorf("%q is of kind %s, want %s", w.Summary, w.Kind, k)
+		}
+		if w.Kind.Intercepts() != (k == warning.Lockout || k == warning.Timeout) {
+			t.Errorf("%q: Intercepts is %v", w.Summary, w.Kind.Intercepts())
+		}
+		seen[w.Summary] = true
+	}
+	for s := range want {
+		if !seen[s] {
+			t.Errorf("no warning %q", s)
+		}
+	}
+}
+
+// Advice gives none of the server's own warnings (validation.ServerWarnings gives those).
+func TestAdviceGivesNoServerWarning(t *testing.T) {
+	o := valid()
+	rule0(o).APIGroups, rule0(o).Resources = []string{"authentication.k8s.io"}, []string{"tokenreviews"}
+	for _, w := range Advice(o, nil, true) {
+		if w.Summary == validation.SummaryExcludedResource || w.Kind == warning.Server {
+			t.Errorf("Advice gives a server's warning: %s", w)
+		}
+	}
+}
+
+// Advice must not change its argument.
+func TestAdviceDoesNotMutate(t *testing.T) {
+	o := valid()
+	hook0(o).NamespaceSelector = nil
+	hook0(o).MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "request.namespace != 'x'"}}
+	before := o.DeepCopy()
+	Advice(o, nil, true)
+	if !reflect.DeepEqual(before, o) {
+		t.Error("Advice changed its argument")
+	}
+}
+
+// FuzzAdvice feeds decoded configurations (the real ones of testdata/real to start with) to
+// Advice, defaulted and not: it may not panic, and gives the same warnings twice.
+func FuzzAdvice(f *testing.F) {
+	files, _ := filepath.Glob("testdata/real/*.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(js)
+	}
+	f.Add([]byte(`{"webhooks":[{},{"rules":[{}]},{"namespaceSelector":{"matchExpressions":[{"key":"","operator":"bad"}]},"matchConditions":[{"expression":"x["}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in mwc
+		if json.Unmarshal(data, &in) != nil {
+			return
+		}
+		Advice(&in, nil, true)
+		obj := validation.Default(&in)
+		first := Advice(obj, nil, true)
+		if again := Advice(obj, nil, true); !reflect.DeepEqual(first, again) {
+			t.Errorf("Advice is not deterministic:\n%v\nthen\n%v", first, again)
+		}
+	})
 }
