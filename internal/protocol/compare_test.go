@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/big"
 	"math/rand"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -54,11 +55,12 @@ func resourceSchemas(t testing.TB) map[string]schema.Schema {
 }
 
 // pair is the framework's server and this package's, each over its own
-// provider, configured alike.
+// provider, configured alike, each against its own stand-in API server
+// when served.
 type pair struct {
 	fw       tfprotov6.ProviderServer
 	ours     *protocol.Server
-	requests *atomic.Int64 // the stand-in API server's, when served
+	requests [2]*atomic.Int64 // the framework's stand-in's, and this package's
 }
 
 // newPair configures both against the stand-in API server when served,
@@ -70,10 +72,10 @@ func newPair(t *testing.T, served bool) pair {
 	if !served {
 		return p
 	}
-	api, requests := standInAPIServer(t)
-	p.requests = requests
 	ctx := context.Background()
-	for _, srv := range []tfprotov6.ProviderServer{p.fw, p.ours} {
+	for i, srv := range []tfprotov6.ProviderServer{p.fw, p.ours} {
+		var api *httptest.Server
+		api, p.requests[i] = standInAPIServer(t)
 		schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -102,15 +104,20 @@ func newPair(t *testing.T, served bool) pair {
 	return p
 }
 
-// requestsOf counts the stand-in's requests during f.
-func (p pair) requestsOf(f func()) int64 {
-	if p.requests == nil {
+// requestsOf counts the requests of the framework's server (ours false) or
+// of this package's to its stand-in during f.
+func (p pair) requestsOf(ours bool, f func()) int64 {
+	i := 0
+	if ours {
+		i = 1
+	}
+	if p.requests[i] == nil {
 		f()
 		return 0
 	}
-	before := p.requests.Load()
+	before := p.requests[i].Load()
 	f()
-	return p.requests.Load() - before
+	return p.requests[i].Load() - before
 }
 
 func diagStrings(diags []*tfprotov6.Diagnostic) []string {
@@ -269,10 +276,7 @@ func seed(parts ...any) int64 {
 // planned or new state, identity, private state, paths that require a
 // replacement and diagnostics, and the same requests to the API server.
 func TestFastPlansAnswerAsTheFramework(t *testing.T) {
-	cases := 16
-	if testing.Short() {
-		cases = 5
-	}
+	const cases = 16
 	schemas := resourceSchemas(t)
 	for _, served := range []bool{false, true} {
 		p := newPair(t, served)
@@ -298,11 +302,11 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 		t.Helper()
 		var want, got *tfprotov6.PlanResourceChangeResponse
 		var err error
-		wantRequests := p.requestsOf(func() { want, err = p.fw.PlanResourceChange(ctx, req()) })
+		wantRequests := p.requestsOf(false, func() { want, err = p.fw.PlanResourceChange(ctx, req()) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		gotRequests := p.requestsOf(func() {
+		gotRequests := p.requestsOf(true, func() {
 			if got = p.ours.PlanUnchangedFast(ctx, req()); got == nil {
 				got = p.ours.PlanChangeFast(ctx, req())
 			}
@@ -327,11 +331,11 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 		t.Helper()
 		var want, got *tfprotov6.ApplyResourceChangeResponse
 		var err error
-		wantRequests := p.requestsOf(func() { want, err = p.fw.ApplyResourceChange(ctx, req()) })
+		wantRequests := p.requestsOf(false, func() { want, err = p.fw.ApplyResourceChange(ctx, req()) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		gotRequests := p.requestsOf(func() { got = p.ours.ApplyFast(ctx, req()) })
+		gotRequests := p.requestsOf(true, func() { got = p.ours.ApplyFast(ctx, req()) })
 		if got == nil {
 			t.Fatalf("%s: left to the framework", what)
 		}
@@ -343,6 +347,79 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 		})
 		if !hasError(want.Diagnostics) {
 			answered[strings.Fields(what)[0]]++
+		}
+		return want
+	}
+
+	validate := func(what string, cfg tftypes.Value) {
+		t.Helper()
+		req := func() *tfprotov6.ValidateResourceConfigRequest {
+			return &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: dynamic(t, typ, cfg)}
+		}
+		var want, got *tfprotov6.ValidateResourceConfigResponse
+		var err error
+		wantRequests := p.requestsOf(false, func() { want, err = p.fw.ValidateResourceConfig(ctx, req()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotRequests := p.requestsOf(true, func() { got = p.ours.ValidateFast(ctx, req()) })
+		if got == nil {
+			t.Fatalf("%s: left to the framework", what)
+		}
+		t.Run(what, func(t *testing.T) {
+			if g, w := diagStrings(got.Diagnostics), diagStrings(want.Diagnostics); strings.Join(g, "\n") != strings.Join(w, "\n") {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+			}
+			if gotRequests != wantRequests {
+				t.Errorf("%d requests to the API server, the framework's %d", gotRequests, wantRequests)
+			}
+		})
+		if !hasError(want.Diagnostics) {
+			answered["validate"]++
+		} else if testing.Verbose() {
+			t.Logf("%s: %v", what, diagStrings(want.Diagnostics))
+		}
+	}
+	read := func(what string, req func() *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
+		t.Helper()
+		var want, got *tfprotov6.ReadResourceResponse
+		var err error
+		wantRequests := p.requestsOf(false, func() { want, err = p.fw.ReadResource(ctx, req()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotRequests := p.requestsOf(true, func() { got = p.ours.ReadFast(ctx, req()) })
+		if got == nil {
+			t.Fatalf("%s: left to the framework", what)
+		}
+		t.Run(what, func(t *testing.T) {
+			if d := sameValue(typ, want.NewState, got.NewState); d != "" {
+				t.Errorf("new state: %s", d)
+			}
+			if d := sameValue(idType, identityOf(want.NewIdentity), identityOf(got.NewIdentity)); d != "" {
+				t.Errorf("new identity: %s", d)
+			}
+			if string(got.Private) != string(want.Private) {
+				t.Errorf("private %q, want %q", got.Private, want.Private)
+			}
+			if fmt.Sprint(got.Deferred) != fmt.Sprint(want.Deferred) {
+				t.Errorf("deferred %v, want %v", got.Deferred, want.Deferred)
+			}
+			if g, w := diagStrings(got.Diagnostics), diagStrings(want.Diagnostics); strings.Join(g, "\n") != strings.Join(w, "\n") {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+			}
+			if gotRequests != wantRequests {
+				t.Errorf("%d requests to the API server, the framework's %d", gotRequests, wantRequests)
+			}
+		})
+		if !hasError(want.Diagnostics) {
+			gone := ""
+			if want.NewState != nil {
+				if v, err := want.NewState.Unmarshal(typ); err == nil && v.IsNull() {
+					gone = "-gone"
+				}
+			}
+			answered["read"+gone]++
 		}
 		return want
 	}
@@ -368,6 +445,7 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 			private, _ = json.Marshal(map[string][]byte{"ca_bundle_managed": []byte(`["hook-1.example.com"]`), "other": []byte(`{"a":1}`)})
 		}
 		label := fmt.Sprintf("%d (identity %v)", i, withIdentity)
+		validate("validate "+label, cfg)
 
 		// Create.
 		cp := plan("create "+label, func() *tfprotov6.PlanResourceChangeRequest {
@@ -402,6 +480,10 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 				private = ca.Private
 			}
 		}
+		// Refresh.
+		read("refresh "+label, func() *tfprotov6.ReadResourceRequest {
+			return &tfprotov6.ReadResourceRequest{TypeName: typeName, CurrentState: dynamic(t, typ, prior), CurrentIdentity: priorIdentity(), Private: private}
+		})
 
 		// Keep and destroy.
 		plan("no-change "+label, func() *tfprotov6.PlanResourceChangeRequest {
@@ -427,6 +509,7 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 		}
 		for j, cfg2 := range changes {
 			what := fmt.Sprintf("%s, change %d", label, j)
+			validate("validate "+what, cfg2)
 			up := plan("update "+what, func() *tfprotov6.PlanResourceChangeRequest {
 				return &tfprotov6.PlanResourceChangeRequest{
 					TypeName: typeName, Config: dynamic(t, typ, cfg2), PriorState: dynamic(t, typ, prior),
@@ -446,6 +529,13 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 				})
 			}
 		}
+		if i%5 == 4 {
+			// After an import: the framework's mark in private state.
+			imported, _ := json.Marshal(map[string][]byte{".import_before_read": []byte(`true`)})
+			read("refresh-imported "+label, func() *tfprotov6.ReadResourceRequest {
+				return &tfprotov6.ReadResourceRequest{TypeName: typeName, CurrentState: dynamic(t, typ, prior), Private: imported}
+			})
+		}
 		if served {
 			apply("destroy-apply "+label, func() *tfprotov6.ApplyResourceChangeRequest {
 				r := &tfprotov6.ApplyResourceChangeRequest{
@@ -456,16 +546,19 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 				}
 				return r
 			})
+			read("refresh-gone "+label, func() *tfprotov6.ReadResourceRequest {
+				return &tfprotov6.ReadResourceRequest{TypeName: typeName, CurrentState: dynamic(t, typ, prior), CurrentIdentity: priorIdentity(), Private: private}
+			})
 		}
 	}
 	t.Logf("answered without an error: %v", answered)
-	for _, what := range []string{"create", "update", "no-change", "destroy"} {
+	for _, what := range []string{"validate", "read", "create", "update", "no-change", "destroy"} {
 		if answered[what] == 0 {
 			t.Errorf("no %s plan without an error: the cases do not test what they should", what)
 		}
 	}
 	if served {
-		for _, what := range []string{"create-apply", "update-apply", "destroy-apply"} {
+		for _, what := range []string{"create-apply", "update-apply", "destroy-apply", "read-gone"} {
 			if answered[what] == 0 {
 				t.Errorf("no %s without an error: the cases do not test what they should", what)
 			}

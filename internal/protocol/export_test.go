@@ -20,6 +20,14 @@ func (s *Server) ApplyFast(ctx context.Context, req *tfprotov6.ApplyResourceChan
 	return s.apply(ctx, req)
 }
 
+func (s *Server) ValidateFast(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) *tfprotov6.ValidateResourceConfigResponse {
+	return s.validate(ctx, req)
+}
+
+func (s *Server) ReadFast(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
+	return s.read(ctx, req)
+}
+
 // NotAnswered is why the fast plans of a create or an update and the fast
 // applies leave a resource type to the framework, "" where they answer.
 func (s *Server) NotAnswered(ctx context.Context, typeName string) string {
@@ -29,6 +37,8 @@ func (s *Server) NotAnswered(ctx context.Context, typeName string) string {
 		return "no such type"
 	case rt.tree == nil:
 		return rt.treeErr.Error()
+	case rt.tree.noValidate != nil:
+		return "validation: " + rt.tree.noValidate.Error()
 	}
 	return ""
 }

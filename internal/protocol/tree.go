@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -26,6 +27,10 @@ type object struct {
 	// modifiers is whether an attribute at or below this object has plan
 	// modifiers: the plan modifier walk skips the rest.
 	modifiers bool
+	// noValidate is why the fast validation does not answer for this
+	// object (a validator or a deprecation it does not run), nil where it
+	// does.
+	noValidate error
 }
 
 type attribute struct {
@@ -33,6 +38,11 @@ type attribute struct {
 	a        schema.Attribute
 	typ      tftypes.Type
 	computed bool
+	optional bool
+	required bool
+	// stringValidators are the validators of a string attribute, the only
+	// attributes with validators that the fast validation answers for.
+	stringValidators []validator.String
 	// def is the attribute's default, nil for none; defStatic says that
 	// defValue is its value wherever it applies.
 	def       *defaultOf
@@ -54,10 +64,15 @@ type attribute struct {
 type block struct {
 	name string
 	typ  tftypes.Type
+	// attrType is the framework's type of the block's value, which
+	// converts it for its validators.
+	attrType attr.Type
 	// list is a list of blocks (ListNestedBlock); otherwise a single one
 	// (SingleNestedBlock).
 	list bool
 	obj  *object
+	// listValidators are a list block's validators.
+	listValidators []validator.List
 }
 
 // treeOf is the tree of an object of attrs and blocks, or an error saying
@@ -76,6 +91,9 @@ func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[s
 		}
 		o.attrs = append(o.attrs, at)
 		o.modifiers = o.modifiers || len(at.stringModifiers) > 0
+		if o.noValidate == nil {
+			o.noValidate = at.noValidate(name)
+		}
 	}
 	for _, name := range sortedKeys(blocks) {
 		b := blocks[name]
@@ -84,15 +102,23 @@ func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[s
 			return nil, fmt.Errorf("%s: a custom type the framework validates or compares semantically", name)
 		}
 		var (
-			nested *object
-			err    error
-			list   bool
+			nested         *object
+			err            error
+			list           bool
+			listValidators []validator.List
 		)
+		if b.GetDeprecationMessage() != "" && o.noValidate == nil {
+			o.noValidate = fmt.Errorf("%s: deprecated", name)
+		}
 		switch b := b.(type) {
 		case schema.ListNestedBlock:
 			if len(b.PlanModifiers) > 0 || len(b.NestedObject.PlanModifiers) > 0 {
 				return nil, fmt.Errorf("%s: block plan modifiers", name)
 			}
+			if len(b.NestedObject.Validators) > 0 && o.noValidate == nil {
+				o.noValidate = fmt.Errorf("%s: validators of the block's object", name)
+			}
+			listValidators = b.Validators
 			lt, ok := bt.(tftypes.List)
 			if !ok {
 				return nil, fmt.Errorf("%s: a list block of type %s", name, bt)
@@ -107,6 +133,9 @@ func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[s
 			if len(b.PlanModifiers) > 0 {
 				return nil, fmt.Errorf("%s: block plan modifiers", name)
 			}
+			if len(b.Validators) > 0 && o.noValidate == nil {
+				o.noValidate = fmt.Errorf("%s: validators of a single block", name)
+			}
 			ot, ok := bt.(tftypes.Object)
 			if !ok {
 				return nil, fmt.Errorf("%s: a single block of type %s", name, bt)
@@ -118,8 +147,11 @@ func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[s
 		if err != nil {
 			return nil, fmt.Errorf("%s.%w", name, err)
 		}
-		o.blocks = append(o.blocks, &block{name: name, typ: bt, list: list, obj: nested})
+		o.blocks = append(o.blocks, &block{name: name, typ: bt, attrType: b.Type(), list: list, obj: nested, listValidators: listValidators})
 		o.modifiers = o.modifiers || nested.modifiers
+		if o.noValidate == nil && nested.noValidate != nil {
+			o.noValidate = fmt.Errorf("%s.%w", name, nested.noValidate)
+		}
 	}
 	return o, nil
 }
@@ -131,7 +163,7 @@ func attributeOf(ctx context.Context, name string, a schema.Attribute, typ tftyp
 	if !plainType(ctx, a.GetType()) {
 		return nil, fmt.Errorf("%s: a custom type the framework validates or compares semantically", name)
 	}
-	at := &attribute{name: name, a: a, typ: typ, computed: a.IsComputed()}
+	at := &attribute{name: name, a: a, typ: typ, computed: a.IsComputed(), optional: a.IsOptional(), required: a.IsRequired()}
 	var (
 		modifiers int
 		nested    map[string]schema.Attribute
@@ -139,6 +171,7 @@ func attributeOf(ctx context.Context, name string, a schema.Attribute, typ tftyp
 	switch a := a.(type) {
 	case schema.StringAttribute:
 		at.stringModifiers = a.PlanModifiers
+		at.stringValidators = a.Validators
 		if a.Default != nil {
 			at.def = &defaultOf{str: a.Default}
 		}
@@ -207,6 +240,37 @@ func attributeOf(ctx context.Context, name string, a schema.Attribute, typ tftyp
 		at.nested = obj
 	}
 	return at, nil
+}
+
+// noValidate is why the fast validation does not answer for the
+// attribute: validators of an attribute other than a string, or inside a
+// nested attribute, or a deprecation.
+func (a *attribute) noValidate(name string) error {
+	switch {
+	case a.a.GetDeprecationMessage() != "":
+		return fmt.Errorf("%s: deprecated", name)
+	case a.nested != nil && a.nested.noValidate != nil:
+		return fmt.Errorf("%s.%w", name, a.nested.noValidate)
+	}
+	n := 0
+	switch a := a.a.(type) {
+	case schema.Int64Attribute:
+		n = len(a.Validators)
+	case schema.BoolAttribute:
+		n = len(a.Validators)
+	case schema.ListAttribute:
+		n = len(a.Validators)
+	case schema.MapAttribute:
+		n = len(a.Validators)
+	case schema.SingleNestedAttribute:
+		n = len(a.Validators)
+	case schema.ListNestedAttribute:
+		n = len(a.Validators) + len(a.NestedObject.Validators)
+	}
+	if n > 0 {
+		return fmt.Errorf("%s: validators of a %T", name, a.a)
+	}
+	return nil
 }
 
 // hasDefaults reports whether an attribute of o or below has a default.
