@@ -565,3 +565,32 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 		}
 	}
 }
+
+// The comparison the fast plans make of a plan with the prior state is
+// tftypes.Value.Equal's, on generated values and their changes: a number
+// changed, a value made unknown or null, a block added or removed.
+func TestEqualIsTftypesEqual(t *testing.T) {
+	ctx := context.Background()
+	for typeName, sch := range resourceSchemas(t) {
+		typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+		var values []tftypes.Value
+		for i := range 12 {
+			g := &generator{rnd: rand.New(rand.NewSource(seed(typeName, i, "equal"))), systematic: i % 4, unknowns: i%2 == 0, name: "n"}
+			if i >= 4 {
+				g.systematic = -1
+			}
+			v := g.object("", sch.Attributes, sch.Blocks, typ, false)
+			values = append(values, v, applied(v), tftypes.NewValue(typ, nil), tftypes.NewValue(typ, tftypes.UnknownValue))
+			if n, ok := nudged(v); ok {
+				values = append(values, n)
+			}
+		}
+		for i, a := range values {
+			for j, b := range values {
+				if got, want := protocol.Equal(a, b), a.Equal(b); got != want {
+					t.Errorf("%s: values %d and %d: equal %v, tftypes %v", typeName, i, j, got, want)
+				}
+			}
+		}
+	}
+}

@@ -47,3 +47,5 @@ var (
 	HasDefault   = hasDefault
 	DefaultValue = defaultValue
 )
+
+var Equal = equal

@@ -218,7 +218,7 @@ func (w *modifierWalk) modifyString(pv, cv, sv tftypes.Value, a *attribute, p pa
 	if err != nil {
 		return pv, false, err
 	}
-	if out.Equal(pv) {
+	if equal(out, pv) {
 		return pv, false, nil
 	}
 	return out, true, nil

@@ -223,7 +223,7 @@ func (s *Server) planChange(ctx context.Context, req *tfprotov6.PlanResourceChan
 	if err != nil {
 		return nil
 	}
-	if !planned.Equal(prior) {
+	if !equal(planned, prior) {
 		if planned, _, err = (&planner{ctx: ctx, mark: true, noDefaults: true}).object(planned, cursor{v: config}, o, root); err != nil {
 			return nil
 		}

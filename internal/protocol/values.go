@@ -388,3 +388,62 @@ func (w *planner) nested(v tftypes.Value, cfg cursor, a *attribute) (tftypes.Val
 	}
 	return tftypes.NewValue(a.typ, elems), true, nil
 }
+
+// equal is tftypes.Value.Equal without its walks, which build an attribute
+// path for every value of both (tftypes.Walk): the same types, then the
+// same values, known and null alike, element by element.
+func equal(a, b tftypes.Value) bool {
+	if a.Type() == nil || b.Type() == nil {
+		return a.Type() == nil && b.Type() == nil && a.IsNull() && b.IsNull()
+	}
+	if !a.Type().Equal(b.Type()) {
+		return false
+	}
+	return sameValue(a, b)
+}
+
+// sameValue compares two values of the same type.
+func sameValue(a, b tftypes.Value) bool {
+	switch {
+	case !a.IsKnown() || !b.IsKnown():
+		return !a.IsKnown() && !b.IsKnown()
+	case a.IsNull() || b.IsNull():
+		return a.IsNull() && b.IsNull()
+	}
+	switch t := a.Type(); {
+	case t.Is(tftypes.String):
+		var x, y string
+		return a.As(&x) == nil && b.As(&y) == nil && x == y
+	case t.Is(tftypes.Number):
+		var x, y big.Float
+		return a.As(&x) == nil && b.As(&y) == nil && x.Cmp(&y) == 0
+	case t.Is(tftypes.Bool):
+		var x, y bool
+		return a.As(&x) == nil && b.As(&y) == nil && x == y
+	case t.Is(tftypes.List{}), t.Is(tftypes.Tuple{}):
+		var x, y []tftypes.Value
+		if a.As(&x) != nil || b.As(&y) != nil || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case t.Is(tftypes.Map{}), t.Is(tftypes.Object{}):
+		var x, y map[string]tftypes.Value
+		if a.As(&x) != nil || b.As(&y) != nil || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !sameValue(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	// Sets and dynamic values: the framework's own comparison.
+	return a.Equal(b)
+}
