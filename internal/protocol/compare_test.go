@@ -23,6 +23,16 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
 
+// objectType is the type of the values of sch.
+func objectType(t testing.TB, sch schema.Schema) tftypes.Object {
+	t.Helper()
+	typ, ok := sch.Type().TerraformType(context.Background()).(tftypes.Object)
+	if !ok {
+		t.Fatalf("a schema of type %s", sch.Type())
+	}
+	return typ
+}
+
 func newServer(t testing.TB) *protocol.Server {
 	t.Helper()
 	srv, ok := provider.NewServer("test")().(*protocol.Server)
@@ -80,7 +90,10 @@ func newPair(t *testing.T, served bool) pair {
 		if err != nil {
 			t.Fatal(err)
 		}
-		typ := schemas.Provider.ValueType().(tftypes.Object)
+		typ, ok := schemas.Provider.ValueType().(tftypes.Object)
+		if !ok {
+			t.Fatalf("the provider's schema is of type %s", schemas.Provider.ValueType())
+		}
 		vals := map[string]tftypes.Value{}
 		for name, at := range typ.AttributeTypes {
 			vals[name] = tftypes.NewValue(at, nil)
@@ -260,7 +273,7 @@ func nudged(v tftypes.Value) (tftypes.Value, bool) {
 
 func seed(parts ...any) int64 {
 	h := fnv.New64a()
-	fmt.Fprint(h, parts...)
+	_, _ = fmt.Fprint(h, parts...)
 	return int64(h.Sum64() >> 1)
 }
 
@@ -293,7 +306,7 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 	if why := p.ours.NotAnswered(ctx, typeName); why != "" {
 		t.Fatalf("the fast paths do not answer for %s: %s", typeName, why)
 	}
-	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+	typ := objectType(t, sch)
 	idType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}
 	null := dynamic(t, typ, tftypes.NewValue(typ, nil))
 	answered := map[string]int{}
@@ -570,9 +583,8 @@ func comparePlansAndApplies(t *testing.T, p pair, typeName string, sch schema.Sc
 // tftypes.Value.Equal's, on generated values and their changes: a number
 // changed, a value made unknown or null, a block added or removed.
 func TestEqualIsTftypesEqual(t *testing.T) {
-	ctx := context.Background()
 	for typeName, sch := range resourceSchemas(t) {
-		typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+		typ := objectType(t, sch)
 		var values []tftypes.Value
 		for i := range 12 {
 			g := &generator{rnd: rand.New(rand.NewSource(seed(typeName, i, "equal"))), systematic: i % 4, unknowns: i%2 == 0, name: "n"}

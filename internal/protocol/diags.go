@@ -67,7 +67,7 @@ func attributePathStep(ctx context.Context, step path.PathStep) (tftypes.Attribu
 	case path.PathStepElementKeyString:
 		return tftypes.ElementKeyString(string(s)), nil
 	case path.PathStepElementKeyValue:
-		v, err := s.Value.ToTerraformValue(ctx)
+		v, err := s.ToTerraformValue(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("unable to convert attr.Value (%s) to tftypes.Value: %w", s.Value.String(), err)
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 )
 
 // The configurations of the comparisons, generated from a resource's
@@ -87,8 +89,11 @@ func (g *generator) object(parent string, attrs map[string]schema.Attribute, blo
 		}
 		switch b := blocks[name].(type) {
 		case schema.ListNestedBlock:
-			lt := t.(tftypes.List)
-			et := lt.ElementType.(tftypes.Object)
+			lt, ok := t.(tftypes.List)
+			et, isObject := lt.ElementType.(tftypes.Object)
+			if !ok || !isObject {
+				panic(fmt.Sprintf("block %s of type %s", name, t))
+			}
 			switch m {
 			case absent:
 				vals[name] = tftypes.NewValue(lt, []tftypes.Value{})
@@ -98,11 +103,8 @@ func (g *generator) object(parent string, attrs map[string]schema.Attribute, blo
 				vals[name] = tftypes.NewValue(lt, []tftypes.Value{g.object(name, b.NestedObject.Attributes, b.NestedObject.Blocks, et, true)})
 			default:
 				n := 1 + g.rnd.Intn(2)
-				if name == "metadata" || name == "spec" || name == "client_config" || name == "service" ||
-					name == "namespace_selector" || name == "object_selector" || name == "param_kind" ||
-					name == "param_ref" || name == "match_constraints" || name == "match_resources" ||
-					name == "selector" || name == "apply_configuration" || name == "json_patch" {
-					n = 1 // at most one (tfschema.MaxOne, ExactlyOne)
+				if _, most := tfschema.Counts(b.Validators); most > 0 {
+					n = min(n, int(most)) // tfschema.MaxOne, ExactlyOne
 				}
 				var elems []tftypes.Value
 				for range n {
@@ -111,7 +113,10 @@ func (g *generator) object(parent string, attrs map[string]schema.Attribute, blo
 				vals[name] = tftypes.NewValue(lt, elems)
 			}
 		case schema.SingleNestedBlock:
-			ot := t.(tftypes.Object)
+			ot, ok := t.(tftypes.Object)
+			if !ok {
+				panic(fmt.Sprintf("block %s of type %s", name, t))
+			}
 			switch m {
 			case absent, unknownBlocks:
 				vals[name] = tftypes.NewValue(ot, nil)
@@ -289,7 +294,11 @@ func proposed(prior, config tftypes.Value, attrs map[string]schema.Attribute, bl
 			if !p.IsNull() && p.IsKnown() {
 				_ = p.As(&pe)
 			}
-			et := c.Type().(tftypes.List).ElementType
+			lt, ok := c.Type().(tftypes.List)
+			if !ok {
+				panic(fmt.Sprintf("block %s of type %s", name, c.Type()))
+			}
+			et := lt.ElementType
 			elems := make([]tftypes.Value, len(ce))
 			for i, e := range ce {
 				pi := tftypes.NewValue(et, nil)

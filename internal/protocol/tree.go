@@ -297,6 +297,7 @@ func (o *object) hasDefaults() bool {
 // bits, as decode does (checkIntegers); its list, map and set types check
 // their elements, which must then have no check of their own.
 func plainType(ctx context.Context, t attr.Type) bool {
+	//nolint:staticcheck // deprecated, but the framework still calls it (fwschemadata.Data.ValueAtPath)
 	if _, ok := t.(xattr.TypeWithValidate); ok {
 		switch t := t.(type) {
 		case basetypes.Int64Type:
@@ -305,6 +306,7 @@ func plainType(ctx context.Context, t attr.Type) bool {
 			if !ok {
 				return false
 			}
+			//nolint:staticcheck // as above
 			if _, ok := et.ElementType().(xattr.TypeWithValidate); ok {
 				return false
 			}

@@ -32,7 +32,10 @@ type planValues struct {
 }
 
 func (g planValues) object(p path.Path, attrs map[string]schema.Attribute, blocks map[string]schema.Block, state bool) tftypes.Value {
-	typ := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object)
+	typ, ok := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object)
+	if !ok {
+		panic("an object of attributes and blocks is not of an object type")
+	}
 	vals := map[string]tftypes.Value{}
 	for name, a := range attrs {
 		t := typ.AttributeTypes[name]
