@@ -7,24 +7,26 @@
 //
 //   - GetProviderSchema: the framework's schema, with the number of blocks
 //     each list of blocks allows (min_items, max_items) stated;
-//   - PlanResourceChange and ApplyResourceChange: the framework's answer,
-//     computed without its walks over every value of the request (see
-//     plan.go and apply.go).
+//   - ValidateResourceConfig (validate.go), ReadResource (read.go),
+//     PlanResourceChange (plan.go) and ApplyResourceChange (apply.go): the
+//     framework's answer, computed without its walks over every value of
+//     the request.
 //
 // The framework decodes every configuration, plan and state a request
 // carries with walks that resolve each value's schema path from the root
 // (fromproto6.DynamicValue: fwschemadata.(*Data).NullifyCollectionBlocks),
-// and a plan walks the values again for defaults, unknown values and plan
-// modifiers: for a webhook configuration of three webhooks, three quarters
-// of the provider's CPU per call. This package walks schema and value
-// together once, calls the resource's own methods (ModifyPlan, Create,
-// Update, Delete) with the framework's public request and response types,
-// and encodes the answer as the framework does. It answers only for
-// schemas whose every element it knows (treeOf) and only requests whose
-// every value is one the framework would take without a diagnostic of its
-// own; it leaves any other to the framework, before calling the resource.
-// The tests compare both answers on generated requests of every resource
-// type.
+// then walks the values again to validate them, or for defaults, unknown
+// values and plan modifiers: for a webhook configuration of three webhooks,
+// three quarters of the provider's CPU per call. This package walks schema
+// and value together once (tree.go, values.go), calls the resource's own
+// methods (ValidateConfig, Read, ModifyPlan, Create, Update, Delete) with
+// the framework's public request and response types, and encodes the
+// answer as the framework does. It answers only for schemas whose every
+// element it knows (treeOf) and only requests whose every value is one the
+// framework would take without a diagnostic of its own; it leaves any
+// other to the framework, before calling the resource. The tests compare
+// both answers on generated requests of every resource type
+// (TestFastPlansAnswerAsTheFramework).
 package protocol
 
 import (
