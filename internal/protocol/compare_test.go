@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/big"
 	"math/rand"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -248,6 +250,7 @@ func nudged(v tftypes.Value) (tftypes.Value, bool) {
 		_ = v.As(&m)
 		for _, k := range sorted(m) {
 			if nv, ok := nudged(m[k]); ok {
+				m = maps.Clone(m) // As hands out the value's own map
 				m[k] = nv
 				return tftypes.NewValue(t, m), true
 			}
@@ -257,6 +260,7 @@ func nudged(v tftypes.Value) (tftypes.Value, bool) {
 		_ = v.As(&l)
 		for i, e := range l {
 			if nv, ok := nudged(e); ok {
+				l = slices.Clone(l)
 				l[i] = nv
 				return tftypes.NewValue(t, l), true
 			}

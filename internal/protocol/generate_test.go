@@ -316,7 +316,8 @@ func proposed(prior, config tftypes.Value, attrs map[string]schema.Attribute, bl
 }
 
 // applied is a planned state as the apply leaves it: every value known
-// only after apply filled in, as the server does.
+// only after apply filled in, as the server does. (tftypes.Value.As hands
+// out a value's own maps and lists: they are copied before a change.)
 func applied(v tftypes.Value) tftypes.Value {
 	if !v.IsKnown() {
 		t := v.Type()
@@ -334,27 +335,22 @@ func applied(v tftypes.Value) tftypes.Value {
 		return v
 	}
 	switch t := v.Type().(type) {
-	case tftypes.Object:
+	case tftypes.Object, tftypes.Map:
 		var m map[string]tftypes.Value
 		_ = v.As(&m)
+		out := make(map[string]tftypes.Value, len(m))
 		for k, e := range m {
-			m[k] = applied(e)
+			out[k] = applied(e)
 		}
-		return tftypes.NewValue(t, m)
+		return tftypes.NewValue(t, out)
 	case tftypes.List, tftypes.Set:
 		var l []tftypes.Value
 		_ = v.As(&l)
+		out := make([]tftypes.Value, len(l))
 		for i, e := range l {
-			l[i] = applied(e)
+			out[i] = applied(e)
 		}
-		return tftypes.NewValue(t, l)
-	case tftypes.Map:
-		var m map[string]tftypes.Value
-		_ = v.As(&m)
-		for k, e := range m {
-			m[k] = applied(e)
-		}
-		return tftypes.NewValue(t, m)
+		return tftypes.NewValue(t, out)
 	}
 	return v
 }

@@ -101,7 +101,7 @@ func (w *modifierWalk) object(plan, cfg, state tftypes.Value, o *object, p path.
 			return plan, false, err
 		}
 		if ch {
-			m[a.name], changed = nv, true
+			m, changed = with(m, changed, a.name, nv)
 		}
 	}
 	for _, b := range o.blocks {
@@ -124,7 +124,7 @@ func (w *modifierWalk) object(plan, cfg, state tftypes.Value, o *object, p path.
 				return plan, false, err
 			}
 			if ch {
-				m[b.name], changed = nv, true
+				m, changed = with(m, changed, b.name, nv)
 			}
 			continue
 		}
@@ -153,11 +153,11 @@ func (w *modifierWalk) object(plan, cfg, state tftypes.Value, o *object, p path.
 				return plan, false, err
 			}
 			if ch {
-				elems[i], elemsChanged = ne, true
+				elems, elemsChanged = withElem(elems, elemsChanged, i, ne)
 			}
 		}
 		if elemsChanged {
-			m[b.name], changed = tftypes.NewValue(b.typ, elems), true
+			m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, elems))
 		}
 	}
 	if !changed {

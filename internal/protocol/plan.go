@@ -204,8 +204,15 @@ func (s *Server) planChange(ctx context.Context, req *tfprotov6.PlanResourceChan
 	if err != nil {
 		return nil
 	}
-	proposed, err := decode(req.ProposedNewState, o)
-	if err != nil || proposed.IsNull() || config.IsNull() {
+	// The proposed new state of a create is the configuration: decoded
+	// once.
+	proposed := config
+	if !sameBytes(req.ProposedNewState, req.Config) {
+		if proposed, err = decode(req.ProposedNewState, o); err != nil {
+			return nil
+		}
+	}
+	if proposed.IsNull() || config.IsNull() {
 		return nil
 	}
 	priorIdentity, ok := rt.decodeIdentity(req.PriorIdentity)
@@ -374,4 +381,10 @@ func copyIdentity(id *tfsdk.ResourceIdentity) *tfsdk.ResourceIdentity {
 		return nil
 	}
 	return &tfsdk.ResourceIdentity{Schema: id.Schema, Raw: id.Raw.Copy()}
+}
+
+// sameBytes reports whether two values are encoded alike, and so decode
+// alike.
+func sameBytes(a, b *tfprotov6.DynamicValue) bool {
+	return len(a.MsgPack) > 0 && bytes.Equal(a.MsgPack, b.MsgPack) && len(a.JSON) == 0 && len(b.JSON) == 0
 }

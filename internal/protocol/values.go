@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -40,6 +42,26 @@ func elemsOf(v tftypes.Value) ([]tftypes.Value, error) {
 }
 
 func known(v tftypes.Value) bool { return v.IsKnown() && !v.IsNull() }
+
+// with is m with k set to v, m copied first unless copied says it is a
+// copy already: tftypes.Value.As hands out the value's own map, which the
+// request's values share (so do the lists of withElem).
+func with(m map[string]tftypes.Value, copied bool, k string, v tftypes.Value) (map[string]tftypes.Value, bool) {
+	if !copied {
+		m = maps.Clone(m)
+	}
+	m[k] = v
+	return m, true
+}
+
+// withElem is l with its element i set to v, copied first unless copied.
+func withElem(l []tftypes.Value, copied bool, i int, v tftypes.Value) ([]tftypes.Value, bool) {
+	if !copied {
+		l = slices.Clone(l)
+	}
+	l[i] = v
+	return l, true
+}
 
 // decode is a request's value as the framework decodes it
 // (fromproto6.DynamicValue): unmarshalled with the schema's type, then
@@ -82,7 +104,7 @@ func nullifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 				return v, false, err
 			}
 			if ch {
-				m[b.name], changed = nv, true
+				m, changed = with(m, changed, b.name, nv)
 			}
 			continue
 		}
@@ -91,7 +113,7 @@ func nullifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 			return v, false, err
 		}
 		if len(elems) == 0 {
-			m[b.name], changed = tftypes.NewValue(b.typ, nil), true
+			m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, nil))
 			continue
 		}
 		elemsChanged := false
@@ -101,11 +123,11 @@ func nullifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 				return v, false, err
 			}
 			if ch {
-				elems[i], elemsChanged = ne, true
+				elems, elemsChanged = withElem(elems, elemsChanged, i, ne)
 			}
 		}
 		if elemsChanged {
-			m[b.name], changed = tftypes.NewValue(b.typ, elems), true
+			m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, elems))
 		}
 	}
 	if !changed {
@@ -188,7 +210,7 @@ func reifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 		bv := m[b.name]
 		switch {
 		case bv.IsNull() && b.list:
-			m[b.name], changed = tftypes.NewValue(b.typ, []tftypes.Value{}), true
+			m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, []tftypes.Value{}))
 		case !known(bv):
 		case !b.list:
 			nv, ch, err := reifyObject(bv, b.obj)
@@ -196,7 +218,7 @@ func reifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 				return v, false, err
 			}
 			if ch {
-				m[b.name], changed = nv, true
+				m, changed = with(m, changed, b.name, nv)
 			}
 		default:
 			elems, err := elemsOf(bv)
@@ -210,11 +232,11 @@ func reifyObject(v tftypes.Value, o *object) (tftypes.Value, bool, error) {
 					return v, false, err
 				}
 				if ch {
-					elems[i], elemsChanged = ne, true
+					elems, elemsChanged = withElem(elems, elemsChanged, i, ne)
 				}
 			}
 			if elemsChanged {
-				m[b.name], changed = tftypes.NewValue(b.typ, elems), true
+				m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, elems))
 			}
 		}
 	}
@@ -303,11 +325,11 @@ func (w *planner) object(v tftypes.Value, cfg cursor, o *object, p func() path.P
 					return v, false, errNotAnswered
 				}
 			}
-			m[a.name], changed = dv, true
+			m, changed = with(m, changed, a.name, dv)
 			continue
 		}
 		if w.mark && a.computed && ac.walked().IsNull() {
-			m[a.name], changed = tftypes.NewValue(av.Type(), tftypes.UnknownValue), true
+			m, changed = with(m, changed, a.name, tftypes.NewValue(av.Type(), tftypes.UnknownValue))
 			continue
 		}
 		if a.nested == nil || !known(av) || !w.mark {
@@ -320,7 +342,7 @@ func (w *planner) object(v tftypes.Value, cfg cursor, o *object, p func() path.P
 			return v, false, err
 		}
 		if ch {
-			m[a.name], changed = nv, true
+			m, changed = with(m, changed, a.name, nv)
 		}
 	}
 	for _, b := range o.blocks {
@@ -335,7 +357,7 @@ func (w *planner) object(v tftypes.Value, cfg cursor, o *object, p func() path.P
 				return v, false, err
 			}
 			if ch {
-				m[b.name], changed = nv, true
+				m, changed = with(m, changed, b.name, nv)
 			}
 			continue
 		}
@@ -350,11 +372,11 @@ func (w *planner) object(v tftypes.Value, cfg cursor, o *object, p func() path.P
 				return v, false, err
 			}
 			if ch {
-				elems[i], elemsChanged = ne, true
+				elems, elemsChanged = withElem(elems, elemsChanged, i, ne)
 			}
 		}
 		if elemsChanged {
-			m[b.name], changed = tftypes.NewValue(b.typ, elems), true
+			m, changed = with(m, changed, b.name, tftypes.NewValue(b.typ, elems))
 		}
 	}
 	if !changed {
@@ -380,7 +402,7 @@ func (w *planner) nested(v tftypes.Value, cfg cursor, a *attribute) (tftypes.Val
 			return v, false, err
 		}
 		if ch {
-			elems[i], changed = ne, true
+			elems, changed = withElem(elems, changed, i, ne)
 		}
 	}
 	if !changed {
