@@ -26,8 +26,9 @@ import (
 // nothing, the apply writes nothing (the resource versions stay) and leaves
 // every other tool's keys on the server, and the next plan is empty. Then
 // drift in a label Terraform manages shows and is repaired, and a key of
-// another tool written into the configuration is taken over, with nothing
-// else changing.
+// another tool written into the configuration with the value the object has
+// plans an update that writes nothing (the object's resource version stays),
+// with nothing else changing.
 func TestAccImport(t *testing.T) {
 	for _, tl := range tools {
 		t.Run(tl.name, func(t *testing.T) {
@@ -93,13 +94,27 @@ func TestAccImport(t *testing.T) {
 				},
 			}
 			if takesOver {
+				var before string
 				steps = append(steps, resource.TestStep{
+					PreConfig: func() {
+						cur, err := get(t, dyn, takeover)
+						if err != nil {
+							t.Fatal(err)
+						}
+						before = cur.GetResourceVersion()
+					},
 					Config: takeoverConfig,
 					ConfigPlanChecks: resource.ConfigPlanChecks{
 						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(takeover.address, plancheck.ResourceActionUpdate)},
 						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 					},
-					Check: othersKept(t, dyn, m),
+					Check: resource.ComposeTestCheckFunc(othersKept(t, dyn, m), func(*terraform.State) error {
+						cur, err := get(t, dyn, takeover)
+						if err == nil && cur.GetResourceVersion() != before {
+							err = fmt.Errorf("%s was written: resource version %s, then %s", takeover.name, before, cur.GetResourceVersion())
+						}
+						return err
+					}),
 				})
 			}
 			resource.Test(t, resource.TestCase{

@@ -1,7 +1,8 @@
 // Package apipath turns the API server's field paths
 // ("webhooks[2].clientConfig.service.port") into Terraform attribute paths
 // (webhook[2].client_config[0].service[0].port), so that every error, ours
-// or the server's, points at the line to change.
+// or the server's, points at the line to change; and back (APIPath), for
+// what reads a value of a resource's shape.
 //
 // The mapping is derived, not written down: from the resource schema (which
 // attributes and blocks exist, and their names) and from the Go type of the
@@ -19,6 +20,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // layout is how an API field is laid out in the Terraform schema.
@@ -193,6 +195,64 @@ func (m *Mapper) AttributePath(apiPath string) (path.Path, bool) {
 		children = n.children
 	}
 	return p, true
+}
+
+// APIPath returns the server field path of the attribute path p, the reverse
+// of AttributePath: element 0 of a block of at most one is the API object
+// itself, list indexes stay indexes and map keys become keys
+// (metadata[0].labels["a"] → metadata.labels[a]). Where p goes on beyond what
+// the mapping knows (an attribute the API type does not have, the inside of
+// an attribute that holds an object), it returns the path as far as it maps,
+// and false.
+func (m *Mapper) APIPath(p path.Path) (*field.Path, bool) {
+	var out *field.Path
+	children := m.root
+	var n *node
+	for _, step := range p.Steps() {
+		switch st := step.(type) {
+		case path.PathStepAttributeName:
+			jsonName, child, ok := byAttribute(children, string(st))
+			if !ok {
+				return out, false
+			}
+			if out == nil {
+				out = field.NewPath(jsonName)
+			} else {
+				out = out.Child(jsonName)
+			}
+			n, children = child, child.children
+		case path.PathStepElementKeyInt:
+			switch {
+			case n == nil:
+				return out, false
+			case n.layout == block:
+				// The API object is element 0 itself.
+			case n.layout == list, n.layout == repeatBlock:
+				out = out.Index(int(st))
+			default:
+				return out, false
+			}
+		case path.PathStepElementKeyString:
+			if n == nil || n.layout != mapAttr {
+				return out, false
+			}
+			out = out.Key(string(st))
+		default:
+			return out, false
+		}
+	}
+	return out, out != nil
+}
+
+// byAttribute is the field of a level of the mapping that the attribute name
+// names: its JSON name and node.
+func byAttribute(fields map[string]*node, name string) (string, *node, bool) {
+	for jsonName, n := range fields {
+		if n.name == name {
+			return jsonName, n, true
+		}
+	}
+	return "", nil, false
 }
 
 // segment is one dot-separated part of a field path: a name and its

@@ -81,6 +81,32 @@ func TestDerivedMapping(t *testing.T) {
 	}
 }
 
+// APIPath is AttributePath's reverse; past what the mapping knows it gives the part it maps.
+func TestAPIPath(t *testing.T) {
+	m := testMapper()
+	meta := path.Root("metadata").AtListIndex(0)
+	for _, want := range []string{"kind", "tags[1]", "metadata", "metadata.name", "metadata.labels[a.b/c]", "items", "items[2].caBundle", "singleBlock.apiVersion"} {
+		p, ok := m.AttributePath(want)
+		if !ok {
+			t.Fatalf("%s does not map", want)
+		}
+		if got, ok := m.APIPath(p); !ok || got.String() != want {
+			t.Errorf("%s: got %s, %v; want %s", p, got, ok, want)
+		}
+	}
+	for in, prefix := range map[string]path.Path{
+		"":              path.Root("nope"),
+		"metadata.name": meta.AtName("name").AtListIndex(0),
+		"metadata":      meta.AtName("nope"),
+		"kind":          path.Root("kind").AtMapKey("x"),
+	} {
+		got, ok := m.APIPath(prefix)
+		if ok || (got == nil) != (in == "") || (got != nil && got.String() != in) {
+			t.Errorf("%s: got %s, %v; want %q and false", prefix, got, ok, in)
+		}
+	}
+}
+
 func TestSnakeCase(t *testing.T) {
 	for in, want := range map[string]string{
 		"name": "name", "apiVersion": "api_version", "caBundle": "ca_bundle",

@@ -48,8 +48,9 @@ type protocolFixture struct {
 func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	tb.Helper()
 	ctx := context.Background()
-	// The server main.go serves: the framework's, with the plans that
-	// change nothing and those of a destroy answered before it.
+	// The server main.go serves: the framework's, with the validations,
+	// refreshes, plans and applies that internal/protocol answers before
+	// the framework's walks.
 	server := provider.NewServer("bench")()
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

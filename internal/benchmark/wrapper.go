@@ -209,8 +209,9 @@ func serveProfiled(dir string) int {
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		// The server main.go serves (provider.NewServer, with its own
-		// answers to some plans), not the framework's alone.
+		// The server main.go serves (provider.NewServer: internal/protocol
+		// answers most calls before the framework's walks), not the
+		// framework's alone.
 		done <- tf6server.Serve(providerAddr, provider.NewServer("bench-pprof"))
 	}()
 	select {

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	policyfamily "github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
 
@@ -54,8 +55,8 @@ func (mutateFunction) Run(ctx context.Context, req function.RunRequest, resp *fu
 	var policy simulate.MutatingPolicy
 	var binding simulate.MutatingBinding
 	r, ok := decodeArgs(ctx, resp, []decodeArg{
-		{policyArg, "policy", "MutatingAdmissionPolicy", &policy},
-		{bindingArg, "binding", "MutatingAdmissionPolicyBinding", &binding},
+		objectArg(policyArg, "policy", "MutatingAdmissionPolicy", policyfamily.MutatingPolicyForm(), &policy),
+		objectArg(bindingArg, "binding", "MutatingAdmissionPolicyBinding", policyfamily.MutatingBindingForm(), &binding),
 	}, requestArg, 2)
 	if !ok {
 		if resp.Error == nil {

@@ -1,7 +1,9 @@
 // Package functions holds the provider's functions: validate, mutate and
 // webhooks, which say what the API server does with an admission request,
 // with no cluster. They read their arguments and shape their results; the
-// answers come from internal/simulate.
+// answers come from internal/simulate. An object argument is read in either
+// form (decode.go): the API form as the API's JSON, the resource form through
+// the kind's own model and expansion (internal/webhook, internal/policy).
 package functions
 
 import (
@@ -11,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	policyfamily "github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
 
@@ -86,8 +90,8 @@ func (validateFunction) Run(ctx context.Context, req function.RunRequest, resp *
 	var policy simulate.ValidatingPolicy
 	var binding simulate.ValidatingBinding
 	r, ok := decodeArgs(ctx, resp, []decodeArg{
-		{policyArg, "policy", "ValidatingAdmissionPolicy", &policy},
-		{bindingArg, "binding", "ValidatingAdmissionPolicyBinding", &binding},
+		objectArg(policyArg, "policy", "ValidatingAdmissionPolicy", policyfamily.ValidatingPolicyForm(), &policy),
+		objectArg(bindingArg, "binding", "ValidatingAdmissionPolicyBinding", policyfamily.ValidatingBindingForm(), &binding),
 	}, requestArg, 2)
 	if !ok {
 		if resp.Error == nil {
@@ -119,11 +123,18 @@ func (validateFunction) Run(ctx context.Context, req function.RunRequest, resp *
 	}))
 }
 
+// decodeArg is an object argument: its value, its name, and how to decode it (decodeObject).
 type decodeArg struct {
-	v    types.Dynamic
-	name string
-	kind string
-	out  any
+	v      types.Dynamic
+	name   string
+	decode func(ctx context.Context, v types.Dynamic, t any) error
+}
+
+// objectArg is the argument v, named name, of API kind kind and resource form form, decoded into out.
+func objectArg[T any](v types.Dynamic, name, kind string, form object.FormReader[T], out *T) decodeArg {
+	return decodeArg{v, name, func(ctx context.Context, v types.Dynamic, t any) error {
+		return decodeObject(ctx, v, t, kind, form, out)
+	}}
 }
 
 // decodeArgs decodes the object arguments and the request (argument
@@ -140,7 +151,7 @@ func decodeArgs(ctx context.Context, resp *function.RunResponse, args []decodeAr
 		if _, ok := t.(simulate.Unknown); ok {
 			return nil, false
 		}
-		if err := simulate.Decode(t, a.kind, a.out); err != nil {
+		if err := a.decode(ctx, a.v, t); err != nil {
 			if isUnknown(err) {
 				return nil, false
 			}

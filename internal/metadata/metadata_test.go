@@ -362,3 +362,36 @@ func TestDropBookkeeping(t *testing.T) {
 		t.Errorf("labels %v, annotations %v: want {} and null", empty.Labels, empty.Annotations)
 	}
 }
+
+// Bookkeeper names the tool of each bookkeeping key that Own leaves out,
+// and none for the object's own keys.
+func TestBookkeeper(t *testing.T) {
+	meta := metav1.ObjectMeta{
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "Helm", "kustomize.toolkit.fluxcd.io/name": "apps",
+			"app.kubernetes.io/instance": "platform", "team": "search"},
+		Annotations: map[string]string{LastApplied: "{}", "meta.helm.sh/release-name": "r", "argocd.argoproj.io/tracking-id": "platform:admissionregistration.k8s.io/X:/x"},
+	}
+	for _, c := range []struct {
+		label      bool
+		key, value string
+		want       string
+	}{
+		{true, "app.kubernetes.io/managed-by", "Helm", "Helm"},
+		{true, "app.kubernetes.io/managed-by", "Kustomize", ""},
+		{true, "kustomize.toolkit.fluxcd.io/name", "apps", "Flux"},
+		{true, "app.kubernetes.io/instance", "platform", "Argo CD"},
+		{true, "team", "search", ""},
+		{false, LastApplied, "{}", "kubectl"},
+		{false, "meta.helm.sh/release-name", "r", "Helm"},
+		{false, "argocd.argoproj.io/tracking-id", "", "Argo CD"},
+		{false, "cert-manager.io/inject-ca-from", "ns/cert", ""},
+	} {
+		if got := Bookkeeper(meta, c.label, c.key, c.value); got != c.want {
+			t.Errorf("Bookkeeper(label %v, %s=%s) = %q, want %q", c.label, c.key, c.value, got, c.want)
+		}
+	}
+	labels, annotations := Own(meta)
+	if want := map[string]string{"team": "search"}; !maps.Equal(labels, want) || len(annotations) != 0 {
+		t.Errorf("Own: labels %v (want %v), annotations %v (want none)", labels, want, annotations)
+	}
+}

@@ -27,21 +27,24 @@ import (
 // A refresh reads exactly the keys the state already has (Flatten), so drift
 // in them shows, and keys that others add later never do.
 
-// Bookkeeping annotations of other tools, by key.
-var bookkeepingAnnotations = map[string]bool{
-	// kubectl apply (client-side) keeps the configuration it last applied,
-	// for its three-way merge (k8s.io/kubectl/pkg/util.LastAppliedConfigAnnotation).
-	"kubectl.kubernetes.io/last-applied-configuration": true,
+// LastApplied is the annotation in which kubectl apply (client-side) keeps
+// the configuration it last applied, for its three-way merge
+// (k8s.io/kubectl/pkg/util.LastAppliedConfigAnnotation).
+const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Bookkeeping annotations of other tools, by key: the tool.
+var bookkeepingAnnotations = map[string]string{
+	LastApplied: "kubectl",
 	// Helm 3 records the release that owns the object
 	// (helm.sh/helm/v3/pkg/action, helmReleaseNameAnnotation and
 	// helmReleaseNamespaceAnnotation), which `helm install` checks before it
 	// adopts an object.
-	"meta.helm.sh/release-name":      true,
-	"meta.helm.sh/release-namespace": true,
+	"meta.helm.sh/release-name":      "Helm",
+	"meta.helm.sh/release-namespace": "Helm",
 	// Argo CD's resource tracking: the application that owns the object, and
 	// the instance of Argo CD (Argo CD's docs, "Resource Tracking").
-	argoTrackingID:                       true,
-	"argocd.argoproj.io/installation-id": true,
+	argoTrackingID:                       "Argo CD",
+	"argocd.argoproj.io/installation-id": "Argo CD",
 }
 
 const (
@@ -65,23 +68,44 @@ const (
 // own app.kubernetes.io/instance (the release name) installed by Helm is the
 // object's.
 func bookkeepingLabel(meta *metav1.ObjectMeta, o ownership, key, value string) bool {
+	return labelBookkeeper(meta, o, key, value) != ""
+}
+
+// labelBookkeeper is the tool whose bookkeeping the label key=value of meta
+// is (bookkeepingLabel), or "".
+func labelBookkeeper(meta *metav1.ObjectMeta, o ownership, key, value string) string {
 	switch {
-	case key == helmManagedBy:
-		return value == helmManagedByV
+	case key == helmManagedBy && value == helmManagedByV:
+		return "Helm"
 	case strings.HasPrefix(key, fluxKustomize), strings.HasPrefix(key, fluxHelmRelease):
-		return true
+		return "Flux"
 	case key == argoInstance:
 		id, ok := meta.Annotations[argoTrackingID]
 		if !ok {
-			return o.labels[key][argoManager]
+			if o.labels[key][argoManager] {
+				return "Argo CD"
+			}
+			return ""
 		}
 		// <application>:<group>/<kind>:<namespace>/<name>, where an
 		// application outside Argo CD's namespace is <namespace>_<name>.
 		app, _, _ := strings.Cut(id, ":")
 		_, short, namespaced := strings.Cut(app, "_")
-		return value == app || namespaced && value == short
+		if value == app || namespaced && value == short {
+			return "Argo CD"
+		}
 	}
-	return false
+	return ""
+}
+
+// Bookkeeper is the tool (such as "Helm") whose bookkeeping the label
+// (label true) or annotation key=value of meta is, by the first part of the
+// rule of Own, or "" when it is none's.
+func Bookkeeper(meta metav1.ObjectMeta, label bool, key, value string) string {
+	if label {
+		return labelBookkeeper(&meta, readOwnership(meta.ManagedFields), key, value)
+	}
+	return bookkeepingAnnotations[key]
 }
 
 // ownership is who owns each label and annotation of an object, from its
@@ -208,7 +232,7 @@ func Own(meta metav1.ObjectMeta) (labels, annotations map[string]string) {
 	}
 	annotations = map[string]string{}
 	for k, v := range meta.Annotations {
-		if !bookkeepingAnnotations[k] && !o.othersKey(o.annotations[k]) {
+		if bookkeepingAnnotations[k] == "" && !o.othersKey(o.annotations[k]) {
 			annotations[k] = v
 		}
 	}

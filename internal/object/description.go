@@ -26,6 +26,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // Description is what one kind of object is to the provider: everything
@@ -66,6 +67,14 @@ type Description[M Model, T any] struct {
 	// block and none) and limits what Terraform manages to what it wrote.
 	Flatten func(h Header, obj *T, prior *M) M
 
+	// Imported, when set, completes the model that the read after an
+	// import makes of obj (FlattenObject with no prior state) with what obj
+	// says of the configuration it was made from: a value the server stores
+	// as none, read in that configuration's spelling where a configuration
+	// that leaves the value out plans no change either (a ca_bundle that the
+	// configuration kubectl apply last applied spells as "").
+	Imported func(obj *T, m *M)
+
 	// Default is the object with the server's defaults (internal/validation),
 	// which the checks and the advice judge; nil when the kind has none.
 	Default func(*T) *T
@@ -76,7 +85,7 @@ type Description[M Model, T any] struct {
 	// Advise is the advice the plan gives on obj (defaulted), beyond the
 	// server's rules: what the server accepts but will hurt. It may use the
 	// cluster when env has a client. Nil for none.
-	Advise func(ctx context.Context, env PlanEnv, obj *T) []validation.Warning
+	Advise func(ctx context.Context, env PlanEnv, obj *T) []warning.Warning
 
 	// Fields that other controllers may write, for kinds that have such
 	// fields (a webhook's caBundle, which cert-manager injects). Both nil for
@@ -100,7 +109,7 @@ type Description[M Model, T any] struct {
 	init    sync.Once
 	paths   func() *apipath.Mapper
 	report  Reporter
-	schemas struct{ resource, dataSource, listDataSource schemaTypes }
+	schemas struct{ resource, dataSource, listDataSource, form schemaTypes }
 }
 
 // PlanEnv is what advice at plan may use: the provider's client when the
@@ -110,6 +119,33 @@ type PlanEnv struct {
 	// Unknown are the API paths of the planned object whose values are not
 	// known yet (Expansion.Unknown): the object has zero values there.
 	Unknown []*field.Path
+}
+
+// PerClient holds one value per provider client, made on first use: what advice at plan keeps
+// of a cluster (its resource scopes, its type checker) for the next plans with that client.
+// The zero value is ready; it is safe for concurrent use.
+type PerClient[V any] struct {
+	mu     sync.Mutex
+	values map[*kube.Client]V
+}
+
+// Get is c's value, made by make the first time c asks; a value make says not to keep (a
+// fallback while the cluster cannot be reached) is made again the next time.
+func (p *PerClient[V]) Get(c *kube.Client, make func() (v V, keep bool)) V {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.values[c]; ok {
+		return v
+	}
+	v, keep := make()
+	if !keep {
+		return v
+	}
+	if p.values == nil {
+		p.values = map[*kube.Client]V{}
+	}
+	p.values[c] = v
+	return v
 }
 
 // UnknownUnder reports whether a value at or under the API path prefix is

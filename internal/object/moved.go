@@ -33,11 +33,6 @@ type Unsent struct {
 	Why string `json:"why"`
 }
 
-// privateReader is the private state of a request.
-type privateReader interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 // KeepUnsent records, beside a moved state, the values it claimed that the
 // server never got (see Unsent).
 func KeepUnsent(ctx context.Context, private privateState, unsent []Unsent) diag.Diagnostics {

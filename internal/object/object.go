@@ -3,10 +3,10 @@
 // description of the kind (Description: its schema, model, conversion,
 // checks, advice, and the few hooks a family needs). What belongs here is
 // what does not depend on the kind: the CRUD steps and the plan (one dry run,
-// the planned identity, conflict handling, creates kept as tainted when their
-// answer is lost), the codec between Terraform values and models, the
-// provider's client and timeouts, the resource identity, and diagnostics put
-// on the attribute they are about. A kind's family (internal/webhook,
+// the planned identity, updates that write nothing, conflict handling,
+// creates kept as tainted when their answer is lost), the codec between
+// Terraform values and models, the provider's client and timeouts, the
+// resource identity, and diagnostics put on the attribute they are about. A kind's family (internal/webhook,
 // internal/policy) holds its descriptions and what only it has.
 package object
 

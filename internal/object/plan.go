@@ -30,7 +30,9 @@ const PlanCheckTimeout = 20 * time.Second
 // A plan that changes nothing needs no check: it costs no request beyond
 // the refresh, and returns before the plan is decoded. The plan is expanded
 // once; the checks and the advice judge it with the server's defaults, the
-// dry run sends it as it is.
+// dry run sends it as it is. An update whose dry run gives back the object
+// the server has is planned to write nothing, with a warning that says so
+// (planNoWrite).
 func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
@@ -43,6 +45,11 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		clearPlannedIdentity(ctx, resp.Identity)
 	} else {
 		r.warnUnsent(ctx, req.Private, req.Plan, req.State, &resp.Diagnostics)
+		if resp.Private != nil {
+			// Only this plan's dry run may decide that the apply writes
+			// nothing (planNoWrite).
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, noWriteKey, nil)...)
+		}
 	}
 	k := r.Kind
 	plan, t, diags := r.Decode(ctx, req.Plan.Raw)
@@ -94,11 +101,14 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	name := k.Meta(exp.Object).Name
 	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
 	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
-	if create && err == nil && k.Meta(dryRun).ResourceVersion == "" {
+	switch {
+	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of
 		// that name yet (a dry run over an existing object answers with
 		// its resourceVersion). The planned identity says so to Create.
 		SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
+	case !create && err == nil:
+		r.planNoWrite(ctx, req, resp, dryRun)
 	}
 }
 

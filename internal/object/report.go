@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // Both our own checks and the server's rejections speak Kubernetes field
@@ -71,7 +72,7 @@ func (r Reporter) FieldErrors(diags *diag.Diagnostics, errs field.ErrorList, unk
 }
 
 // Warnings reports advice on the attributes it is about.
-func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []validation.Warning, unknownAt func(apiPath string) bool) {
+func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []warning.Warning, unknownAt func(apiPath string) bool) {
 	for _, w := range warnings {
 		p := ""
 		if w.Path != nil {

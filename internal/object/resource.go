@@ -187,9 +187,16 @@ func (r *Resource[M, T]) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	m := r.Kind.FlattenObject(obj, &state)
+	if len(state.header().Metadata) == 0 && r.Kind.Imported != nil {
+		// The read after an import: its state has only the id.
+		r.Kind.Imported(obj, &m)
+	}
 	raw, diags := r.Encode(ctx, &m, t)
 	if resp.Diagnostics.Append(diags...); !diags.HasError() {
 		resp.State.Raw = raw
+	}
+	if resp.Private != nil {
+		r.keepServerObject(ctx, obj, resp.Private, &resp.Diagnostics)
 	}
 	SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 }
@@ -201,6 +208,12 @@ func (r *Resource[M, T]) Update(ctx context.Context, req resource.UpdateRequest,
 	ctx, cancel, c := r.Begin(ctx, t.Update, DefaultWriteTimeout, &resp.Diagnostics)
 	defer cancel()
 	if c == nil {
+		return
+	}
+	if obj := r.unchangedSincePlan(ctx, c, plan.header().Name(), plannedNoWrite(ctx, req.Private)); obj != nil {
+		// The plan found that the apply writes nothing (planNoWrite), and
+		// the object has not changed since.
+		r.save(ctx, obj, &plan, t, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	obj, err := r.write(ctx, c, &plan, cfg, &resp.Diagnostics)
@@ -303,7 +316,30 @@ func (r *Resource[M, T]) save(ctx context.Context, obj *T, plan *M, t timeouts.V
 	r.keepOwnership(ctx, cfg, private, diags)
 	// The write sent what a moved state claimed (KeepUnsent).
 	diags.Append(private.SetKey(ctx, unsentKey, nil)...)
+	r.keepServerObject(ctx, obj, private, diags)
 	SetIdentity(ctx, identity, r.Kind.Meta(obj).Name, diags)
+}
+
+// unchangedSincePlan is the object named name when the plan of its update
+// found that the apply writes nothing at the resource version rv (not
+// empty) and the server has that version still; nil when the update must
+// write: the plan did not find so, the object changed or is gone since, or
+// it could not be read (the write then says what is wrong).
+func (r *Resource[M, T]) unchangedSincePlan(ctx context.Context, c *kube.Client, name, rv string) *T {
+	if rv == "" {
+		return nil
+	}
+	obj, err := r.Kind.API.Objects(c).Get(ctx, name)
+	switch {
+	case err != nil:
+		tflog.Warn(ctx, "cannot read the object the plan found unchanged; writing it", map[string]any{"name": name, "error": err.Error()})
+		return nil
+	case obj == nil || r.Kind.Meta(obj).ResourceVersion != rv:
+		tflog.Info(ctx, "the object changed since the plan found that the apply writes nothing; writing it", map[string]any{"name": name})
+		return nil
+	}
+	tflog.Info(ctx, "writing nothing: the server has the object as planned", map[string]any{"name": name, "resourceVersion": rv})
+	return obj
 }
 
 // keepOwnership keeps, beside the state, what the configuration says of the

@@ -9,18 +9,17 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/syncmap"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // checkers are the type checkers of the provider's clients (each keeps the
 // schemas it resolved, and fetches its cluster's API at most once), and
 // offlineChecker the one for plans without a cluster, built-in kinds only.
 var (
-	checkers       syncmap.Map[*kube.Client, *typecheck.Checker]
+	checkers       object.PerClient[*typecheck.Checker]
 	offlineChecker = sync.OnceValue(func() *typecheck.Checker { return typecheck.New(nil) })
 )
 
@@ -29,20 +28,18 @@ func checker(env object.PlanEnv) *typecheck.Checker {
 	if env.Client == nil {
 		return offlineChecker()
 	}
-	if c, ok := checkers.Load(env.Client); ok {
-		return c
-	}
-	return checkers.LoadOrStore(env.Client, typecheck.New(env.Client.Discovery))
+	return checkers.Get(env.Client, func() (*typecheck.Checker, bool) { return typecheck.New(env.Client.Discovery), true })
 }
 
 // typeChecked turns the type checker's findings into advice on the
 // expressions they are about, each in a few lines (typecheck.Brief); whose
 // says whose findings they are.
-func typeChecked(found []typecheck.Warning, whose string) []validation.Warning {
-	var out []validation.Warning
+func typeChecked(found []typecheck.Warning, whose string) []warning.Warning {
+	var out []warning.Warning
 	for _, w := range found {
-		out = append(out, validation.Warning{
+		out = append(out, warning.Warning{
 			Path:    field.NewPath(w.Field), // the whole API path, as one segment
+			Kind:    warning.TypeCheck,
 			Summary: summaryTypeChecking,
 			Message: w.Brief() + "\n\n" + whose + " At admission object is not typed (k8s.io/apiserver " +
 				"pkg/admission/plugin/policy/validating): a part that names a field its kind lacks fails only when it runs, " +
@@ -56,13 +53,13 @@ func typeChecked(found []typecheck.Warning, whose string) []validation.Warning {
 
 // typeCheckValidating and typeCheckMutating are the type checker's advice
 // on a policy (defaulted).
-func typeCheckValidating(env object.PlanEnv, p *validatingPolicy) []validation.Warning {
+func typeCheckValidating(env object.PlanEnv, p *validatingPolicy) []warning.Warning {
 	return typeChecked(checker(env).ValidatingPolicy(p), "These are the findings of kube-apiserver's own type checker against the schema "+
 		"of each kind the policy matches; the server reports the same in status.type_checking once the policy is stored.")
 }
 
-func typeCheckMutating(env object.PlanEnv, p *mutatingPolicy) []validation.Warning {
-	return append(validation.JSONPatchPathWarnings(p), typeChecked(checker(env).MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
+func typeCheckMutating(env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
+	return append(advice.JSONPatchPathWarnings(p), typeChecked(checker(env).MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
 		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")...)
 }
 
@@ -81,7 +78,7 @@ const (
 // It reads the policy once.
 func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], policyName string, hasParamRef bool,
 	hasParamKind func(*P) bool, failurePolicy func(*P) *admissionregistrationv1.FailurePolicyType,
-	lockout func(*P) []validation.Warning) []validation.Warning {
+	lockout func(*P) []warning.Warning) []warning.Warning {
 	if env.Client == nil || policyName == "" {
 		return nil
 	}
@@ -92,8 +89,9 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 	}
 	kindName := policies.API.Kind
 	if p == nil {
-		return []validation.Warning{{
+		return []warning.Warning{{
 			Path:    field.NewPath("spec", "policyName"),
+			Kind:    warning.Reference,
 			Summary: summaryNoPolicy,
 			Message: fmt.Sprintf("There is no %s named %q in the cluster, so this binding does nothing until one is created. "+
 				"If the policy is created in the same apply, set policy_name to that resource's id (admission_%s.<name>.id): "+
@@ -101,11 +99,11 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 		}}
 	}
 	// What the binding and its policy together intercept of what keeps the cluster alive
-	// (validation.PolicyLockout, MutatingPolicyLockout).
+	// (advice.PolicyLockout, MutatingPolicyLockout).
 	// The binding's selectors, param ref and actions decide what it intercepts:
 	// while one is not known, an unknown value reads as empty (matching
 	// everything), so the lockout check waits until they are known.
-	var lockedOut []validation.Warning
+	var lockedOut []warning.Warning
 	if !env.UnknownUnder("spec") {
 		lockedOut = lockout(p)
 	}
@@ -114,8 +112,9 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 		if fp := failurePolicy(p); fp != nil && *fp == admissionregistrationv1.Ignore {
 			outcome = "let through without what reads params (its failure_policy is Ignore)"
 		}
-		return append([]validation.Warning{{
+		return append([]warning.Warning{{
 			Path:    field.NewPath("spec", "paramRef"),
+			Kind:    warning.Reference,
 			Summary: summaryNoParamRef,
 			Message: fmt.Sprintf("The %s %q has a param_kind, so it expects a parameter, but this binding has no param_ref: "+
 				"the policy is evaluated with params null, each expression that reads params fails, and every request the binding matches "+

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 )
 
 // podsRules are the match constraints of a policy on every pod created.
@@ -62,7 +62,7 @@ resource "admission_validating_admission_policy_binding" "b" {
 		if !ok {
 			t.Fatalf("plan failed:%s", describe(diags))
 		}
-		expectOn(t, diags, "warning", validation.SummaryPolicyFailClosedSystem, "validation_actions", "CREATE pods in kube-system")
+		expectOn(t, diags, "warning", advice.SummaryPolicyFailClosedSystem, "validation_actions", "CREATE pods in kube-system")
 	})
 	t.Run("Deny, kube-system left out", func(t *testing.T) {
 		diags, ok := acctest.Plan(t, cfg(`["Deny"]`, `
@@ -131,9 +131,9 @@ resource "admission_mutating_admission_policy_binding" "b" {
 	if !ok {
 		t.Fatalf("plan failed:%s", describe(diags))
 	}
-	got := find(diags, validation.SummaryPolicyFailClosedSystem)
+	got := find(diags, advice.SummaryPolicyFailClosedSystem)
 	if len(got) != 1 || got[0].Severity != "warning" || !strings.Contains(got[0].Detail, "CREATE pods in kube-system") {
-		t.Errorf("want one warning %q:%s", validation.SummaryPolicyFailClosedSystem, describe(diags))
+		t.Errorf("want one warning %q:%s", advice.SummaryPolicyFailClosedSystem, describe(diags))
 	}
 	diags, ok = acctest.Plan(t, cfg(`
     match_resources {

@@ -8,10 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // admission_mutating_admission_policy_binding: a
@@ -43,10 +45,10 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	},
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []validation.Warning {
+	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
 		return adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *mutatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
-			func(p *mutatingPolicy) []validation.Warning { return validation.MutatingPolicyLockout(p, b) })
+			func(p *mutatingPolicy) []warning.Warning { return advice.MutatingPolicyLockout(p, b) })
 	},
 })

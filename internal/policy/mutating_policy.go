@@ -15,6 +15,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // admission_mutating_admission_policy: a MutatingAdmissionPolicy, the policy
@@ -140,7 +141,7 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 	},
 	defaults: validation.DefaultMutatingPolicy,
 	check:    validation.MutatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *mutatingPolicy) []validation.Warning {
+	advise: func(_ context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
 		return typeCheckMutating(env, p)
 	},
 })

@@ -7,9 +7,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // This file holds what the policy kinds share with each other (the spec
@@ -17,20 +18,13 @@ import (
 // MutatingAdmissionPolicySpec that are the same, and the binding's paramRef
 // and matchResources): each block's schema, model and conversion, once.
 
-// Server defaults (admissionregistration.k8s.io/v1 SetDefaults_*), shown in
-// the plan.
-const (
-	defaultFailurePolicy = string(admissionregistrationv1.Fail)
-	defaultMatchPolicy   = string(admissionregistrationv1.Equivalent)
-)
-
 // policyBase is the part of a policy's spec block that every policy kind has.
 type policyBase struct {
-	ParamKind        []paramKindModel          `tfsdk:"param_kind"`
-	MatchConstraints []matchResourcesModel     `tfsdk:"match_constraints"`
-	MatchConditions  []matching.ConditionModel `tfsdk:"match_conditions"`
-	Variables        []variableModel           `tfsdk:"variables"`
-	FailurePolicy    types.String              `tfsdk:"failure_policy"`
+	ParamKind        []paramKindModel             `tfsdk:"param_kind"`
+	MatchConstraints []matchResourcesModel        `tfsdk:"match_constraints"`
+	MatchConditions  []matchblocks.ConditionModel `tfsdk:"match_conditions"`
+	Variables        []variableModel              `tfsdk:"variables"`
+	FailurePolicy    types.String                 `tfsdk:"failure_policy"`
 }
 
 // policyBaseSchema is the schema of policyBase; expressions says what a
@@ -39,7 +33,7 @@ type policyBase struct {
 func policyBaseSchema(expressions, operations string) (map[string]schema.Attribute, map[string]schema.Block) {
 	attrs := map[string]schema.Attribute{
 		"failure_policy": tfschema.Enum("What happens when the policy cannot be evaluated (a CEL error, a missing parameter, a misconfigured policy): "+
-			"`Fail` rejects the request, `Ignore` lets it through.", defaultFailurePolicy, "Fail", "Ignore"),
+			"`Fail` rejects the request, `Ignore` lets it through.", string(validation.DefaultFailurePolicy), "Fail", "Ignore"),
 	}
 	blocks := map[string]schema.Block{
 		"param_kind": schema.ListNestedBlock{
@@ -52,7 +46,7 @@ func policyBaseSchema(expressions, operations string) (map[string]schema.Attribu
 			}},
 		},
 		"match_constraints": matchResourcesBlock("The requests the policy applies to; a binding may narrow them further. `resource_rules` is required.", true, operations),
-		"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the policy to apply (at most 64). "+
+		"match_conditions": matchblocks.ConditionsBlock("CEL conditions a request must all meet for the policy to apply (at most 64). "+
 			"An error in a condition is handled by `failure_policy`.", "the policy", "`object`, `oldObject`, `request` (the `AdmissionRequest`), `params`, `namespaceObject` and `authorizer`"),
 		"variables": schema.ListNestedBlock{
 			MarkdownDescription: "Named CEL expressions that " + expressions + " use as `variables.<name>`, " +
@@ -89,7 +83,7 @@ type policyParts struct {
 func expandPolicyBase(x *tfconv.Expander, b policyBase, p *field.Path) policyParts {
 	parts := policyParts{
 		MatchConstraints: expandMatchResources(x, b.MatchConstraints, p.Child("matchConstraints")),
-		MatchConditions:  matching.ExpandConditions(x, b.MatchConditions, p.Child("matchConditions")),
+		MatchConditions:  matchblocks.ExpandConditions(x, b.MatchConditions, p.Child("matchConditions")),
 		FailurePolicy:    (*admissionregistrationv1.FailurePolicyType)(x.StrPtr(b.FailurePolicy, p.Child("failurePolicy"))),
 	}
 	if len(b.ParamKind) > 0 {
@@ -118,7 +112,7 @@ func flattenPolicyBase(parts policyParts, prior *policyBase) policyBase {
 	}
 	b := policyBase{
 		MatchConstraints: flattenMatchResources(parts.MatchConstraints, priorMC),
-		MatchConditions:  matching.FlattenConditions(parts.MatchConditions),
+		MatchConditions:  matchblocks.FlattenConditions(parts.MatchConditions),
 		FailurePolicy:    types.StringPointerValue((*string)(parts.FailurePolicy)),
 	}
 	if k := parts.ParamKind; k != nil {
@@ -132,16 +126,16 @@ func flattenPolicyBase(parts policyParts, prior *policyBase) policyBase {
 
 // matchResourcesModel is a match_constraints or match_resources block.
 type matchResourcesModel struct {
-	NamespaceSelector    []matching.SelectorModel `tfsdk:"namespace_selector"`
-	ObjectSelector       []matching.SelectorModel `tfsdk:"object_selector"`
-	ResourceRules        []namedRuleModel         `tfsdk:"resource_rules"`
-	ExcludeResourceRules []namedRuleModel         `tfsdk:"exclude_resource_rules"`
-	MatchPolicy          types.String             `tfsdk:"match_policy"`
+	NamespaceSelector    []matchblocks.SelectorModel `tfsdk:"namespace_selector"`
+	ObjectSelector       []matchblocks.SelectorModel `tfsdk:"object_selector"`
+	ResourceRules        []namedRuleModel            `tfsdk:"resource_rules"`
+	ExcludeResourceRules []namedRuleModel            `tfsdk:"exclude_resource_rules"`
+	MatchPolicy          types.String                `tfsdk:"match_policy"`
 }
 
 // namedRuleModel is a rule that may name the objects it matches.
 type namedRuleModel struct {
-	matching.RuleModel
+	matchblocks.RuleModel
 	ResourceNames types.List `tfsdk:"resource_names"`
 }
 
@@ -152,7 +146,7 @@ const (
 )
 
 func matchResourcesBlock(desc string, required bool, operations string) schema.ListNestedBlock {
-	ruleAttrs := matching.RuleAttributes()
+	ruleAttrs := matchblocks.RuleAttributes()
 	ruleAttrs["operations"] = tfschema.StringList(operations, true)
 	ruleAttrs["resource_names"] = tfschema.StringList("Names of the objects the rule matches; all objects when empty.", false)
 	validators := tfschema.MaxOne()
@@ -166,11 +160,11 @@ func matchResourcesBlock(desc string, required bool, operations string) schema.L
 			Attributes: map[string]schema.Attribute{
 				"match_policy": tfschema.Enum("How rules match requests made through another API version or group of the same resource: "+
 					"`Exact` only matches the rules as written; `Equivalent` also matches requests for an equivalent resource, converted to a version the rules name.",
-					defaultMatchPolicy, "Equivalent", "Exact"),
+					string(validation.DefaultMatchPolicy), "Equivalent", "Exact"),
 			},
 			Blocks: map[string]schema.Block{
-				"namespace_selector": matching.SelectorBlock("Selects, by the namespace's labels, the namespaced objects that match. Absent or empty: every namespace."),
-				"object_selector":    matching.SelectorBlock("Selects, by the object's own labels (old and new object), the objects that match. Absent or empty: every object."),
+				"namespace_selector": matchblocks.SelectorBlock("Selects, by the namespace's labels, the namespaced objects that match. Absent or empty: every namespace."),
+				"object_selector":    matchblocks.SelectorBlock("Selects, by the object's own labels (old and new object), the objects that match. Absent or empty: every object."),
 				"resource_rules": schema.ListNestedBlock{
 					MarkdownDescription: "Operations on resources that match; a request matches if any rule matches it.",
 					NestedObject:        schema.NestedBlockObject{Attributes: ruleAttrs},
@@ -201,8 +195,8 @@ func expandMatchResources(x *tfconv.Expander, blocks []matchResourcesModel, p *f
 		return s
 	}
 	return &admissionregistrationv1.MatchResources{
-		NamespaceSelector:    orEmpty(matching.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector"))),
-		ObjectSelector:       orEmpty(matching.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector"))),
+		NamespaceSelector:    orEmpty(matchblocks.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector"))),
+		ObjectSelector:       orEmpty(matchblocks.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector"))),
 		ResourceRules:        expandNamedRules(x, b.ResourceRules, p.Child("resourceRules")),
 		ExcludeResourceRules: expandNamedRules(x, b.ExcludeResourceRules, p.Child("excludeResourceRules")),
 		MatchPolicy:          (*admissionregistrationv1.MatchPolicyType)(x.StrPtr(b.MatchPolicy, p.Child("matchPolicy"))),
@@ -215,7 +209,7 @@ func expandNamedRules(x *tfconv.Expander, rules []namedRuleModel, p *field.Path)
 		rp := p.Index(i)
 		out = append(out, admissionregistrationv1.NamedRuleWithOperations{
 			ResourceNames:      x.Strings(r.ResourceNames, rp.Child("resourceNames")),
-			RuleWithOperations: matching.ExpandRule(x, r.RuleModel, rp),
+			RuleWithOperations: matchblocks.ExpandRule(x, r.RuleModel, rp),
 		})
 	}
 	return out
@@ -229,7 +223,7 @@ func flattenMatchResources(m *admissionregistrationv1.MatchResources, prior []ma
 	if len(prior) > 0 {
 		p = &prior[0]
 	}
-	get := func(f func(*matchResourcesModel) []matching.SelectorModel) []matching.SelectorModel {
+	get := func(f func(*matchResourcesModel) []matchblocks.SelectorModel) []matchblocks.SelectorModel {
 		if p == nil {
 			return nil
 		}
@@ -242,8 +236,8 @@ func flattenMatchResources(m *admissionregistrationv1.MatchResources, prior []ma
 		return f(p)
 	}
 	return []matchResourcesModel{{
-		NamespaceSelector:    matching.FlattenSelector(m.NamespaceSelector, get(func(p *matchResourcesModel) []matching.SelectorModel { return p.NamespaceSelector })),
-		ObjectSelector:       matching.FlattenSelector(m.ObjectSelector, get(func(p *matchResourcesModel) []matching.SelectorModel { return p.ObjectSelector })),
+		NamespaceSelector:    matchblocks.FlattenSelector(m.NamespaceSelector, get(func(p *matchResourcesModel) []matchblocks.SelectorModel { return p.NamespaceSelector })),
+		ObjectSelector:       matchblocks.FlattenSelector(m.ObjectSelector, get(func(p *matchResourcesModel) []matchblocks.SelectorModel { return p.ObjectSelector })),
 		ResourceRules:        flattenNamedRules(m.ResourceRules, rules(func(p *matchResourcesModel) []namedRuleModel { return p.ResourceRules })),
 		ExcludeResourceRules: flattenNamedRules(m.ExcludeResourceRules, rules(func(p *matchResourcesModel) []namedRuleModel { return p.ExcludeResourceRules })),
 		MatchPolicy:          types.StringPointerValue((*string)(m.MatchPolicy)),
@@ -254,12 +248,12 @@ func flattenNamedRules(rules []admissionregistrationv1.NamedRuleWithOperations, 
 	var out []namedRuleModel
 	for i, r := range rules {
 		var pr *namedRuleModel
-		var prule *matching.RuleModel
+		var prule *matchblocks.RuleModel
 		if i < len(prior) {
 			pr, prule = &prior[i], &prior[i].RuleModel
 		}
 		out = append(out, namedRuleModel{
-			RuleModel:     matching.FlattenRule(r.RuleWithOperations, prule),
+			RuleModel:     matchblocks.FlattenRule(r.RuleWithOperations, prule),
 			ResourceNames: tfconv.StringList(r.ResourceNames, tfconv.PriorList(pr, func(p *namedRuleModel) types.List { return p.ResourceNames })),
 		})
 	}
@@ -268,10 +262,10 @@ func flattenNamedRules(rules []admissionregistrationv1.NamedRuleWithOperations, 
 
 // paramRefModel is a binding's param_ref block.
 type paramRefModel struct {
-	Name                    types.String             `tfsdk:"name"`
-	Namespace               types.String             `tfsdk:"namespace"`
-	Selector                []matching.SelectorModel `tfsdk:"selector"`
-	ParameterNotFoundAction types.String             `tfsdk:"parameter_not_found_action"`
+	Name                    types.String                `tfsdk:"name"`
+	Namespace               types.String                `tfsdk:"namespace"`
+	Selector                []matchblocks.SelectorModel `tfsdk:"selector"`
+	ParameterNotFoundAction types.String                `tfsdk:"parameter_not_found_action"`
 }
 
 // bindingBase is the part of a binding's spec block that every binding kind has.
@@ -305,7 +299,7 @@ func bindingBaseSchema(policy, operations string) (map[string]schema.Attribute, 
 						"`Allow` lets the request through, `Deny` applies the policy's `failure_policy`."},
 				},
 				Blocks: map[string]schema.Block{
-					"selector": matching.SelectorBlock("Selects the parameter resources by label; an empty block selects every one of the kind (in `namespace`)."),
+					"selector": matchblocks.SelectorBlock("Selects the parameter resources by label; an empty block selects every one of the kind (in `namespace`)."),
 				},
 			},
 		},
@@ -331,7 +325,7 @@ func expandBindingBase(x *tfconv.Expander, b bindingBase, p *field.Path) binding
 		parts.ParamRef = &admissionregistrationv1.ParamRef{
 			Name:                    x.Str(r.Name, rp.Child("name")),
 			Namespace:               x.Str(r.Namespace, rp.Child("namespace")),
-			Selector:                matching.ExpandSelector(x, r.Selector, rp.Child("selector")),
+			Selector:                matchblocks.ExpandSelector(x, r.Selector, rp.Child("selector")),
 			ParameterNotFoundAction: (*admissionregistrationv1.ParameterNotFoundActionType)(x.StrPtr(r.ParameterNotFoundAction, rp.Child("parameterNotFoundAction"))),
 		}
 	}
@@ -349,19 +343,19 @@ func flattenBindingBase(parts bindingParts, prior *bindingBase) bindingBase {
 		MatchResources: flattenMatchResources(parts.MatchResources, priorMR),
 	}
 	if r := parts.ParamRef; r != nil {
-		var priorSel []matching.SelectorModel
+		var priorSel []matchblocks.SelectorModel
 		if len(priorRef) > 0 {
 			priorSel = priorRef[0].Selector
 		}
 		if r.Selector != nil && len(priorSel) == 0 {
 			// An empty selector (every parameter) is not the same as none
 			// (the parameter by name): keep its block.
-			priorSel = []matching.SelectorModel{{MatchLabels: types.MapNull(types.StringType)}}
+			priorSel = []matchblocks.SelectorModel{{MatchLabels: types.MapNull(types.StringType)}}
 		}
 		b.ParamRef = []paramRefModel{{
 			Name:                    optionalString(r.Name),
 			Namespace:               optionalString(r.Namespace),
-			Selector:                matching.FlattenSelector(r.Selector, priorSel),
+			Selector:                matchblocks.FlattenSelector(r.Selector, priorSel),
 			ParameterNotFoundAction: types.StringPointerValue((*string)(r.ParameterNotFoundAction)),
 		}}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // Resources are the resources of this family.
@@ -59,6 +60,21 @@ func ListResources() []func() fwlist.ListResource {
 		object.NewListResource(mutatingBindings),
 	}
 }
+
+// The resource forms of the kinds: what reads a value in the shape of a kind's resource into
+// its API object (object.Description.ExpandValue).
+
+// ValidatingPolicyForm is the resource form of admission_validating_admission_policy.
+func ValidatingPolicyForm() object.FormReader[validatingPolicy] { return validatingPolicies }
+
+// ValidatingBindingForm is the resource form of admission_validating_admission_policy_binding.
+func ValidatingBindingForm() object.FormReader[validatingBinding] { return validatingBindings }
+
+// MutatingPolicyForm is the resource form of admission_mutating_admission_policy.
+func MutatingPolicyForm() object.FormReader[mutatingPolicy] { return mutatingPolicies }
+
+// MutatingBindingForm is the resource form of admission_mutating_admission_policy_binding.
+func MutatingBindingForm() object.FormReader[mutatingBinding] { return mutatingBindings }
 
 // policyModel is an object of the family: its metadata and its spec block
 // (a slice, so an absent block is an empty one). S is the model of the
@@ -99,7 +115,7 @@ type policyKind[S, T any] struct {
 	// defaults, check and advise are those of object.Description.
 	defaults func(*T) *T
 	check    func(obj, old *T) validation.Check
-	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []validation.Warning
+	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []warning.Warning
 	// stateMovers, when set, are the resource's state movers
 	// (object.Description.StateMovers): the resources of other providers
 	// whose state moves to this kind's with a `moved` block.

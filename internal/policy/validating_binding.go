@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // admission_validating_admission_policy_binding: a
@@ -71,10 +73,10 @@ var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyK
 	},
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []validation.Warning {
+	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
 		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
-			func(p *validatingPolicy) []validation.Warning { return validation.PolicyLockout(p, b) })
+			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) })
 	},
 })

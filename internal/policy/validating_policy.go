@@ -14,6 +14,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // admission_validating_admission_policy: a ValidatingAdmissionPolicy, the
@@ -133,7 +134,7 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	},
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []validation.Warning {
+	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
 		return typeCheckValidating(env, p)
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},
@@ -224,8 +225,13 @@ func policyStatus(p *validatingPolicy) types.Object {
 			LastTransitionTime: types.StringValue(c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z07:00")),
 		})
 	}
-	// The model has the attribute's shape, so neither can fail.
-	t, _ := policyStatusAttribute().GetType().(types.ObjectType)
+	// The model has the attribute's shape, so this cannot fail; were the attribute not an
+	// object, the null object of no attributes would not be the schema's type, which writing
+	// the state reports (a conversion error).
+	t, ok := policyStatusAttribute().GetType().(types.ObjectType)
+	if !ok {
+		return types.ObjectNull(nil)
+	}
 	v, _ := types.ObjectValueFrom(context.Background(), t.AttrTypes, m)
 	return v
 }

@@ -76,10 +76,10 @@ spec:
 			}
 			var p ValidatingPolicy
 			var bd ValidatingBinding
-			if err := Decode(policyTree, "ValidatingAdmissionPolicy", &p); err != nil {
+			if err := DecodeAPIObject(policyTree, "ValidatingAdmissionPolicy", &p); err != nil {
 				b.Fatal(err)
 			}
-			if err := Decode(bindingTree, "ValidatingAdmissionPolicyBinding", &bd); err != nil {
+			if err := DecodeAPIObject(bindingTree, "ValidatingAdmissionPolicyBinding", &bd); err != nil {
 				b.Fatal(err)
 			}
 			r, err := ParseRequest(rq)

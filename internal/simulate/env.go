@@ -8,49 +8,35 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 )
 
 // env is what the admission plugins reach beyond the request: the
 // namespace, the parameter objects, the authorizer. It is built from the
 // request alone; nothing is asked of a cluster.
 type env struct {
-	req        *Request
-	attrs      *recordingAttributes
-	namespaces corelisters.NamespaceLister
-	client     *fake.Clientset
-	matcher    *matching.Matcher
-	objects    admission.ObjectInterfaces
-	authz      ruleAuthorizer
+	req   *Request
+	attrs *recordingAttributes
+	// matcher is the admission matcher over the request's namespace (and no
+	// other), its authorizer, and no equivalent resources; the dispatchers
+	// match with its predicates and objects.
+	matcher *matching.Matcher
+	objects admission.ObjectInterfaces
+	authz   ruleAuthorizer
 }
 
-var objectInterfaces = admission.NewObjectInterfacesFromScheme(clientgoscheme.Scheme)
-
-func newEnv(req *Request) *env {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	client := fake.NewClientset()
-	if req.Namespace != nil {
-		_ = indexer.Add(req.Namespace.DeepCopy())
-		_ = client.Tracker().Add(req.Namespace.DeepCopy())
+func newEnv(req *Request) (*env, error) {
+	authz := ruleAuthorizer(req.Authorizer)
+	m, err := matching.New(matching.Config{Namespaces: matching.GivenNamespaces(req.Namespace), Authorizer: authz})
+	if err != nil {
+		return nil, err
 	}
-	lister := corelisters.NewNamespaceLister(indexer)
-	return &env{
-		req:        req,
-		attrs:      req.attributes(),
-		namespaces: lister,
-		client:     client,
-		matcher:    matching.NewMatcher(lister, client),
-		objects:    objectInterfaces,
-		authz:      ruleAuthorizer(req.Authorizer),
-	}
+	return &env{req: req, attrs: req.attributes(), matcher: m, objects: m.ObjectInterfaces(), authz: authz}, nil
 }
 
 // paramInformer serves the request's parameter objects of one kind to
@@ -125,23 +111,4 @@ func (w *warnings) AddWarning(_, text string) {
 
 func (w *warnings) context(ctx context.Context) context.Context {
 	return warning.WithWarningRecorder(ctx, w)
-}
-
-// excludedFromPolicies reports whether the server never applies admission
-// policies to requests on gr: the policies and bindings themselves
-// (k8s.io/apiserver pkg/admission/plugin/policy/generic Plugin.Dispatch,
-// isExcludedFromAPIHooks), and the virtual review resources that no
-// admission plugin sees (validation.ExcludedFromAdmission).
-func excludedFromPolicies(gr schema.GroupResource) bool {
-	if validation.ExcludedFromAdmission(gr) {
-		return true
-	}
-	if gr.Group != "admissionregistration.k8s.io" {
-		return false
-	}
-	switch gr.Resource {
-	case "validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings":
-		return true
-	}
-	return false
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -92,7 +93,10 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	policy = validation.DefaultMutatingPolicy(policy)
 	binding = validation.DefaultMutatingPolicyBinding(binding)
 	binding.Spec.PolicyName = policy.Name
-	e := newEnv(req)
+	e, err := newEnv(req)
+	if err != nil {
+		return nil, err
+	}
 	res := &MutateResult{Allowed: true}
 	if req.Object != nil {
 		// The object as the server holds it (see typed).
@@ -104,16 +108,16 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	}
 	// Mutating policies handle CREATE, UPDATE and CONNECT only
 	// (mutating.NewPlugin's handler).
-	if excludedFromPolicies(req.Resource.GroupResource()) || req.Operation == admission.Delete {
+	if matching.ExcludedFromPolicies(req.Resource.GroupResource()) || req.Operation == admission.Delete {
 		return res, nil
 	}
 	evaluator := mutatingCache.get(policy, func() mutating.PolicyEvaluator { return compileMutating(policy) })
 	hook := policyHook(e, policy, binding, evaluator, policy.Spec.ParamKind)
-	res.Matched = policyMatches(ctx, e, mutating.NewMutatingAdmissionPolicyAccessor(policy), mutating.NewMutatingAdmissionPolicyBindingAccessor(binding),
+	res.Matched = policyMatches(ctx, e, policy.Spec.MatchConstraints, binding.Spec.MatchResources,
 		policy.Spec.ParamKind, binding.Spec.ParamRef, hook, evaluator.Matcher)
 
-	dispatcher := mutating.NewDispatcher(e.authz, e.matcher, typeConverters{})
-	err := dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})
+	dispatcher := mutating.NewDispatcher(e.authz, e.matcher.PolicyPredicates(), typeConverters{})
+	err = dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})
 	if rc := e.attrs.GetReinvocationContext(); err == nil && rc.ShouldReinvoke() {
 		rc.SetIsReinvoke()
 		err = dispatcher.Dispatch(ctx, e.attrs, e.objects, []mutating.PolicyHook{hook})

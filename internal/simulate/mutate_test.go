@@ -13,7 +13,7 @@ import (
 func mutateCase(t *testing.T, policy string, req map[string]any) *MutateResult {
 	t.Helper()
 	var p MutatingPolicy
-	if err := Decode(tree(t, policy), "MutatingAdmissionPolicy", &p); err != nil {
+	if err := DecodeAPIObject(tree(t, policy), "MutatingAdmissionPolicy", &p); err != nil {
 		t.Fatal(err)
 	}
 	b := MutatingBinding{}

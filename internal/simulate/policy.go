@@ -8,12 +8,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 )
 
 // What the validating and the mutating admission policies share on the
@@ -58,37 +59,25 @@ func policyHook[P, B runtime.Object, E generic.Evaluator](e *env, policy P, bind
 }
 
 // policyMatches reports whether a policy applies to the request: the
-// definition's and binding's match criteria (generic.PolicyMatcher), then
-// the match conditions with the first param the binding finds (pk and ref
-// are the policy's paramKind and the binding's paramRef). A match
-// condition that fails to evaluate counts as a match: the failure policy
-// then decides.
-func policyMatches[P, B runtime.Object, E generic.Evaluator](ctx context.Context, e *env, policy generic.PolicyAccessor, binding generic.BindingAccessor,
+// definition's and binding's match criteria (matching.PolicyResources, as
+// the dispatchers ask them), then the match conditions with the first param
+// the binding finds (pk and ref are the policy's paramKind and the binding's
+// paramRef). A match condition that fails to evaluate counts as a match: the
+// failure policy then decides.
+func policyMatches[P, B runtime.Object, E generic.Evaluator](ctx context.Context, e *env, constraints, resources *admissionregistrationv1.MatchResources,
 	pk *admissionregistrationv1.ParamKind, ref *admissionregistrationv1.ParamRef, hook generic.PolicyHook[P, B, E], conditions matchconditions.Matcher) bool {
-	pm := generic.NewPolicyMatcher(e.matcher)
-	ok, _, kind, err := pm.DefinitionMatches(e.attrs, e.objects, policy)
-	if err != nil {
-		return true
-	}
-	if !ok {
+	matched := e.matcher.PolicyResources(e.attrs, constraints, resources)
+	switch {
+	case matched.Outcome == matching.NotCalled:
 		return false
-	}
-	if ok, err := pm.BindingMatches(e.attrs, e.objects, binding); err != nil || !ok {
-		return err != nil
-	}
-	if conditions == nil {
+	case matched.Outcome == matching.Failed, conditions == nil:
 		return true
 	}
 	params, err := generic.CollectParams(pk, hook.ParamInformer, hook.ParamScope, ref, e.attrs.GetNamespace(), nil, nil)
 	if err != nil || len(params) == 0 {
 		return true
 	}
-	va, err := admission.NewVersionedAttributes(e.attrs, kind, e.objects)
-	if err != nil {
-		return true
-	}
-	r := conditions.Match(ctx, va, params[0], e.authz)
-	return r.Error != nil || r.Matches
+	return e.matcher.PolicyConditions(ctx, conditions, e.attrs, matched, params[0]).Outcome != matching.NotCalled
 }
 
 // denial is the message, status reason and HTTP code the client gets for a

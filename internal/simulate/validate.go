@@ -12,6 +12,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -96,19 +97,22 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 	policy = validation.DefaultValidatingPolicy(policy)
 	binding = validation.DefaultValidatingPolicyBinding(binding)
 	binding.Spec.PolicyName = policy.Name
-	e := newEnv(req)
+	e, err := newEnv(req)
+	if err != nil {
+		return nil, err
+	}
 	res := &ValidateResult{Allowed: true, AuditAnnotations: map[string]string{}}
-	if excludedFromPolicies(req.Resource.GroupResource()) {
+	if matching.ExcludedFromPolicies(req.Resource.GroupResource()) {
 		return res, nil
 	}
 	compiled := validatingCache.get(policy, func() compiledValidating { return compileValidating(policy) })
 	hook := policyHook(e, policy, binding, compiled.validator, policy.Spec.ParamKind)
-	res.Matched = policyMatches(ctx, e, validating.NewValidatingAdmissionPolicyAccessor(policy), validating.NewValidatingAdmissionPolicyBindingAccessor(binding),
+	res.Matched = policyMatches(ctx, e, policy.Spec.MatchConstraints, binding.Spec.MatchResources,
 		policy.Spec.ParamKind, binding.Spec.ParamRef, hook, compiled.conditions)
 
 	w := &warnings{}
-	dispatcher := validating.NewDispatcher(e.authz, generic.NewPolicyMatcher(e.matcher))
-	err := dispatcher.Dispatch(w.context(ctx), e.attrs, e.objects, []validating.PolicyHook{hook})
+	dispatcher := validating.NewDispatcher(e.authz, generic.NewPolicyMatcher(e.matcher.PolicyPredicates()))
+	err = dispatcher.Dispatch(w.context(ctx), e.attrs, e.objects, []validating.PolicyHook{hook})
 	res.Warnings = w.list
 	for k, v := range e.attrs.annotations {
 		res.AuditAnnotations[k] = v

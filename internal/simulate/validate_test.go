@@ -2,13 +2,10 @@ package simulate
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 func tree(t *testing.T, y string) any {
@@ -70,10 +67,10 @@ func validateCase(t *testing.T, policy, binding string, req map[string]any) *Val
 	t.Helper()
 	var p ValidatingPolicy
 	var b ValidatingBinding
-	if err := Decode(tree(t, policy), "ValidatingAdmissionPolicy", &p); err != nil {
+	if err := DecodeAPIObject(tree(t, policy), "ValidatingAdmissionPolicy", &p); err != nil {
 		t.Fatal(err)
 	}
-	if err := Decode(tree(t, binding), "ValidatingAdmissionPolicyBinding", &b); err != nil {
+	if err := DecodeAPIObject(tree(t, binding), "ValidatingAdmissionPolicyBinding", &b); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ParseRequest(req)
@@ -145,37 +142,5 @@ spec: {policyName: p, validationActions: [Warn, Audit]}
 		"authorizer": []any{map[string]any{"verb": "delete", "resource": "deployments", "api_group": "apps"}}})
 	if !res.Allowed || len(res.Warnings) != 0 {
 		t.Fatalf("allowed by the authorizer: %+v", res)
-	}
-}
-
-func TestDecodeModelForm(t *testing.T) {
-	model := map[string]any{
-		"id":       Unknown{},
-		"status":   Unknown{},
-		"metadata": []any{map[string]any{"name": "p", "labels": nil, "uid": Unknown{}}},
-		"spec": []any{map[string]any{
-			"failure_policy": "Ignore",
-			"param_kind":     []any{},
-			"match_constraints": []any{map[string]any{
-				"match_policy":       "Equivalent",
-				"namespace_selector": []any{},
-				"resource_rules": []any{map[string]any{"api_groups": []any{"apps"}, "api_versions": []any{"v1"}, "operations": []any{"CREATE"},
-					"resources": []any{"deployments"}, "scope": "*", "resource_names": nil}},
-			}},
-			"validations": []any{map[string]any{"expression": "true", "message": nil, "message_expression": nil, "reason": nil}},
-		}},
-	}
-	var p ValidatingPolicy
-	if err := Decode(model, "ValidatingAdmissionPolicy", &p); err != nil {
-		t.Fatal(err)
-	}
-	if p.Name != "p" || *p.Spec.FailurePolicy != "Ignore" || p.Spec.MatchConstraints.ResourceRules[0].Resources[0] != "deployments" || p.Spec.Validations[0].Expression != "true" {
-		t.Fatalf("%+v", p)
-	}
-	jsontest.Object(t, model, "spec", 0)["validations"] = []any{map[string]any{"expression": Unknown{}}}
-	err := Decode(model, "ValidatingAdmissionPolicy", &p)
-	var u *ErrUnknown
-	if !errors.As(err, &u) || u.Path != "spec.validations[0].expression" {
-		t.Fatalf("unknown expression: %v", err)
 	}
 }

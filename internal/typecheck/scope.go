@@ -12,7 +12,7 @@ import (
 
 // Scopes tells whether a resource is namespaced, as discovery says: the built-in resources from
 // the embedded snapshot, and, when a cluster's discovery is given, what that cluster serves
-// (its custom resources). It implements validation.ScopeResolver.
+// (its custom resources). It implements advice.ScopeResolver.
 type Scopes struct {
 	live func() meta.RESTMapper
 }

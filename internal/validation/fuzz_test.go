@@ -19,7 +19,8 @@ var fuzzSeeds = []string{
 	`{}`,
 }
 
-// FuzzValidate feeds decoded objects to Default, Validate and Warnings. None may panic; Validate
+// FuzzValidate feeds decoded objects to Default, Validate and ServerWarnings (internal/advice
+// fuzzes its own). None may panic; Validate
 // must be deterministic. (That every error path maps to an attribute is checked where the schema
 // is, in internal/webhook.)
 func FuzzValidate(f *testing.F) {
@@ -42,6 +43,6 @@ func FuzzValidate(f *testing.F) {
 		}
 		// Validating the undefaulted object must not panic either.
 		Validate(&in)
-		Warnings(&in)
+		ServerWarnings(Assumed, &in, false)
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // A configuration is checked twice. ValidateConfig, which runs before the provider is
@@ -25,7 +27,7 @@ import (
 // and the warnings it gives when it accepts it.
 type Judgement struct {
 	Errors   field.ErrorList
-	Warnings []Warning
+	Warnings []warning.Warning
 }
 
 // Check is a request to the servers of every version: the judgement of the server of version v.
@@ -53,7 +55,7 @@ type Verdict struct {
 	Errors field.ErrorList
 	// Warnings are the server's own warnings on the request (or, when its version is not
 	// known, those of a server of version Assumed).
-	Warnings []Warning
+	Warnings []warning.Warning
 	// Notes are the errors some supported servers give and others do not, when the version
 	// in play is not one of them.
 	Notes []VersionNote

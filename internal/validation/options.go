@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 )
 
 // options are the server's validationOptions for one request (k8s.io/kubernetes
@@ -70,7 +72,7 @@ func (o *options) keep(set exprSet, exprs ...string) {
 // env returns the environment the server compiles an expression in: StoredExpressions when
 // lookup (the string the server looks up, trimmed or not as it has it) is in set, else
 // NewExpressions (validateMatchConditionsExpression, validateValidationExpression, ...).
-func (o *options) env(set exprSet, lookup string) celEnv {
+func (o *options) env(set exprSet, lookup string) celcompile.Env {
 	if o.preexisting[set][lookup] {
 		return storedExpressionsEnv(o.version)
 	}
@@ -78,7 +80,7 @@ func (o *options) env(set exprSet, lookup string) celEnv {
 }
 
 // matchConditionEnv is env for a match condition, whose trimmed expression is looked up.
-func (o *options) matchConditionEnv(trimmed string) celEnv {
+func (o *options) matchConditionEnv(trimmed string) celcompile.Env {
 	return o.env(setMatchConditions, trimmed)
 }
 

@@ -13,6 +13,9 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // The pieces the admission policy kinds share (ValidatingAdmissionPolicy and
@@ -55,11 +58,11 @@ func validateStaticSuffix(v Version, name string) field.ErrorList {
 // StaticSuffixWarnings is the warning a server of version v gives for the reserved suffix in
 // the name of any of the kinds (WarningsForStaticSuffix, called by the strategies' WarningsOnCreate
 // while the gate is off, in 1.36, and by their WarningsOnUpdate from 1.36 on).
-func StaticSuffixWarnings(v Version, name string, update bool) []Warning {
+func StaticSuffixWarnings(v Version, name string, update bool) []warning.Warning {
 	if !strings.HasSuffix(name, StaticConfigSuffix) || !v.AtLeast(36) || !update && v.AtLeast(37) {
 		return nil
 	}
-	return []Warning{{field.NewPath("metadata", "name"), SummaryReservedName, staticSuffixMessage}}
+	return []warning.Warning{{Path: field.NewPath("metadata", "name"), Kind: warning.Server, Summary: SummaryReservedName, Message: staticSuffixMessage}}
 }
 
 // validateFailurePolicy checks a policy's failurePolicy, which the server defaults to Fail
@@ -190,16 +193,16 @@ func validateMutatingOperations(rules []admissionregistrationv1.NamedRuleWithOpe
 // validatePolicyMatchConditions checks a policy's spec.matchConditions, as a webhook's
 // (validateMatchConditions), with params declared when the policy has a paramKind. An update
 // that keeps paramKind and the match conditions does not check them at all.
-func validatePolicyMatchConditions(o *options, c *policyCEL, conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validatePolicyMatchConditions(o *options, c *celcompile.Policy, conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
 	if o.ignoreMatchConditions {
 		return nil
 	}
 	compile := func(expr string, p *field.Path) *field.Error {
-		out := c.compile(o.matchConditionEnv(expr), exprMatchCondition, expr, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true})
-		if out.err == nil {
+		err := c.Compile(o.matchConditionEnv(expr), celcompile.KindMatchCondition, expr, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true})
+		if err == nil {
 			return nil
 		}
-		return celFieldError(out.err, p, expr)
+		return celFieldError(err, p, expr)
 	}
 	return validateMatchConditionsWith(conditions, compile, fldPath)
 }
@@ -210,7 +213,7 @@ func validatePolicyMatchConditions(o *options, c *policyCEL, conditions []admiss
 //
 // The server looks a variable's expression up among the stored policy's validation
 // expressions (validateVariable) to choose its environment; so do we.
-func validateVariables(o *options, c *policyCEL, vars []admissionregistrationv1.Variable, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateVariables(o *options, c *celcompile.Policy, vars []admissionregistrationv1.Variable, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	decls := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
 	for i, v := range vars {
@@ -224,8 +227,8 @@ func validateVariables(o *options, c *policyCEL, vars []admissionregistrationv1.
 			errs = append(errs, field.Required(p.Child("expression"), "expression is not specified"))
 			continue
 		}
-		if out := c.compileVariable(o.env(setValidations, v.Expression), v.Name, v.Expression, decls); out.err != nil {
-			errs = append(errs, celFieldError(out.err, p.Child("expression"), v.Expression))
+		if err := c.CompileVariable(o.env(setValidations, v.Expression), v.Name, v.Expression, decls); err != nil {
+			errs = append(errs, celFieldError(err, p.Child("expression"), v.Expression))
 		}
 	}
 	return errs

@@ -21,7 +21,7 @@ func DefaultValidatingPolicy(p *admissionregistrationv1.ValidatingAdmissionPolic
 	}
 	out := p.DeepCopy()
 	if out.Spec.FailurePolicy == nil {
-		out.Spec.FailurePolicy = ptr(admissionregistrationv1.Fail)
+		out.Spec.FailurePolicy = ptr(DefaultFailurePolicy)
 	}
 	defaultMatchResources(out.Spec.MatchConstraints)
 	return out
@@ -47,7 +47,7 @@ func DefaultMutatingPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) *
 	}
 	out := p.DeepCopy()
 	if out.Spec.FailurePolicy == nil {
-		out.Spec.FailurePolicy = ptr(admissionregistrationv1.Fail)
+		out.Spec.FailurePolicy = ptr(DefaultFailurePolicy)
 	}
 	defaultMatchResources(out.Spec.MatchConstraints)
 	return out
@@ -64,6 +64,17 @@ func DefaultMutatingPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPo
 	return out
 }
 
+// DefaultMatchResources returns mr as the server stores it, a deep copy with the defaults of
+// defaultMatchResources; nil for nil.
+func DefaultMatchResources(mr *admissionregistrationv1.MatchResources) *admissionregistrationv1.MatchResources {
+	if mr == nil {
+		return nil
+	}
+	out := mr.DeepCopy()
+	defaultMatchResources(out)
+	return out
+}
+
 // defaultMatchResources defaults mr in place, if it is set: matchPolicy Equivalent, empty
 // namespace and object selectors (SetDefaults_MatchResources), and scope "*" in every rule of
 // resourceRules and excludeResourceRules (SetDefaults_Rule).
@@ -72,7 +83,7 @@ func defaultMatchResources(mr *admissionregistrationv1.MatchResources) {
 		return
 	}
 	if mr.MatchPolicy == nil {
-		mr.MatchPolicy = ptr(admissionregistrationv1.Equivalent)
+		mr.MatchPolicy = ptr(DefaultMatchPolicy)
 	}
 	if mr.NamespaceSelector == nil {
 		mr.NamespaceSelector = &metav1.LabelSelector{}
@@ -83,7 +94,7 @@ func defaultMatchResources(mr *admissionregistrationv1.MatchResources) {
 	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{mr.ResourceRules, mr.ExcludeResourceRules} {
 		for i := range rules {
 			if rules[i].Scope == nil {
-				rules[i].Scope = ptr(admissionregistrationv1.AllScopes)
+				rules[i].Scope = ptr(DefaultScope)
 			}
 		}
 	}

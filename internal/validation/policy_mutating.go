@@ -7,6 +7,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 )
 
 // MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding.
@@ -69,8 +71,8 @@ func validateMutatingPolicySpec(o *options, spec *admissionregistrationv1.Mutati
 	var errs field.ErrorList
 	hasParams := spec.ParamKind != nil
 	// The server makes a composited compiler for every mutating policy, variables or not.
-	c := newPolicyCEL(true)
-	defer c.release()
+	c := celcompile.NewPolicy(true)
+	defer c.Release()
 
 	errs = append(errs, validateFailurePolicy(spec.FailurePolicy, fldPath.Child("failurePolicy"))...)
 	if hasParams {
@@ -104,7 +106,7 @@ func validateMutatingPolicySpec(o *options, spec *admissionregistrationv1.Mutati
 
 // validateMutation checks one spec.mutations entry (validateMutation): the patch of its
 // patchType, and not the other.
-func validateMutation(o *options, c *policyCEL, m *admissionregistrationv1.Mutation, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateMutation(o *options, c *celcompile.Policy, m *admissionregistrationv1.Mutation, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch m.PatchType {
 	case "":
@@ -113,7 +115,7 @@ func validateMutation(o *options, c *policyCEL, m *admissionregistrationv1.Mutat
 		if m.JSONPatch == nil {
 			errs = append(errs, field.Required(fldPath.Child("jsonPatch"), "must be specified when patchType is JSONPatch"))
 		} else {
-			errs = append(errs, validatePatchExpression(o, c, exprJSONPatch, m.JSONPatch.Expression, hasParams, fldPath.Child("jsonPatch", "expression"))...)
+			errs = append(errs, validatePatchExpression(o, c, celcompile.KindJSONPatch, m.JSONPatch.Expression, hasParams, fldPath.Child("jsonPatch", "expression"))...)
 		}
 		if m.ApplyConfiguration != nil {
 			errs = append(errs, field.Invalid(fldPath.Child("applyConfiguration"), "{applyConfiguration}", "must not be specified when patchType is JSONPatch"))
@@ -122,7 +124,7 @@ func validateMutation(o *options, c *policyCEL, m *admissionregistrationv1.Mutat
 		if m.ApplyConfiguration == nil {
 			errs = append(errs, field.Required(fldPath.Child("applyConfiguration"), "must be specified when patchType is ApplyConfiguration"))
 		} else {
-			errs = append(errs, validatePatchExpression(o, c, exprApplyConfiguration, m.ApplyConfiguration.Expression, hasParams, fldPath.Child("applyConfiguration", "expression"))...)
+			errs = append(errs, validatePatchExpression(o, c, celcompile.KindApplyConfiguration, m.ApplyConfiguration.Expression, hasParams, fldPath.Child("applyConfiguration", "expression"))...)
 		}
 		if m.JSONPatch != nil {
 			errs = append(errs, field.Invalid(fldPath.Child("jsonPatch"), "{jsonPatch}", "must not be specified when patchType is ApplyConfiguration"))
@@ -138,14 +140,14 @@ func validateMutation(o *options, c *policyCEL, m *admissionregistrationv1.Mutat
 // (JSONPatch{...}, Object{...}) declared, and quoted trimmed in an error. The stored
 // expressions are looked up as written, those of JSON patches among the stored apply
 // configurations' as the server does (validateJSONPatch).
-func validatePatchExpression(o *options, c *policyCEL, k exprKind, expr string, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validatePatchExpression(o *options, c *celcompile.Policy, k celcompile.Kind, expr string, hasParams bool, fldPath *field.Path) field.ErrorList {
 	trimmed := strings.TrimSpace(expr)
 	if trimmed == "" {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
 	decls := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true, HasPatchTypes: true}
-	if out := c.compile(o.env(setApplyConfigurations, expr), k, trimmed, decls); out.err != nil {
-		return field.ErrorList{celFieldError(out.err, fldPath, trimmed)}
+	if err := c.Compile(o.env(setApplyConfigurations, expr), k, trimmed, decls); err != nil {
+		return field.ErrorList{celFieldError(err, fldPath, trimmed)}
 	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
 )
 
 // Policies validated at the same time, with and without variables, give the results they give
@@ -32,7 +35,7 @@ func TestPoliciesConcurrently(t *testing.T) {
 	for i, p := range policies {
 		sequential[i] = fmt.Sprint(ValidateValidatingPolicy(p))
 	}
-	resetCompileCache()
+	celcompile.ResetCache()
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
@@ -58,7 +61,7 @@ func realisticPolicy() *vap {
 	p := validPolicy()
 	withParams(p)
 	s := &p.Spec
-	s.MatchConditions = realisticConditions(2, 0)
+	s.MatchConditions = celtest.RealisticConditions(2, 0)
 	s.Variables = []admissionregistrationv1.Variable{
 		{Name: "containers", Expression: "object.spec.template.spec.containers"},
 		{Name: "limit", Expression: "int(params.data.maxReplicas)"},
@@ -84,7 +87,7 @@ func BenchmarkValidatePolicy(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			resetCompileCache()
+			celcompile.ResetCache()
 			ValidateValidatingPolicy(p)
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 )
 
 // ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding.
@@ -96,8 +98,8 @@ func validateValidatingPolicySpec(o *options, name string, spec *admissionregist
 	var errs field.ErrorList
 	hasParams := spec.ParamKind != nil
 	// The server makes a composited compiler only for a policy with variables.
-	c := newPolicyCEL(len(spec.Variables) > 0)
-	defer c.release()
+	c := celcompile.NewPolicy(len(spec.Variables) > 0)
+	defer c.Release()
 
 	errs = append(errs, validateFailurePolicy(spec.FailurePolicy, fldPath.Child("failurePolicy"))...)
 	if hasParams {
@@ -159,19 +161,19 @@ var newlines = regexp.MustCompile(`[\n\r]+`) // the line breaks of CEL's grammar
 // validateValidation checks one spec.validations entry (validateValidation). The expression
 // and messageExpression are compiled as written, untrimmed, so that columns in the compiler's
 // messages are right.
-func validateValidation(o *options, c *policyCEL, v *admissionregistrationv1.Validation, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateValidation(o *options, c *celcompile.Policy, v *admissionregistrationv1.Validation, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(fldPath.Child("expression"), "expression is not specified"))
-	} else if out := c.compile(o.env(setValidations, v.Expression), exprValidation, v.Expression, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
-		errs = append(errs, celFieldError(out.err, fldPath.Child("expression"), v.Expression))
+	} else if err := c.Compile(o.env(setValidations, v.Expression), celcompile.KindValidation, v.Expression, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); err != nil {
+		errs = append(errs, celFieldError(err, fldPath.Child("expression"), v.Expression))
 	}
 	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
 		errs = append(errs, field.Invalid(fldPath.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
 	} else if v.MessageExpression != "" {
 		// No authorizer for a message (validateMessageExpression).
-		if out := c.compile(o.env(setMessages, v.MessageExpression), exprMessage, v.MessageExpression, plugincel.OptionalVariableDeclarations{HasParams: hasParams}); out.err != nil {
-			errs = append(errs, celFieldError(out.err, fldPath.Child("messageExpression"), v.MessageExpression))
+		if err := c.Compile(o.env(setMessages, v.MessageExpression), celcompile.KindMessage, v.MessageExpression, plugincel.OptionalVariableDeclarations{HasParams: hasParams}); err != nil {
+			errs = append(errs, celFieldError(err, fldPath.Child("messageExpression"), v.MessageExpression))
 		}
 	}
 	trimmedMessage := strings.TrimSpace(v.Message)
@@ -189,7 +191,7 @@ func validateValidation(o *options, c *policyCEL, v *admissionregistrationv1.Val
 // validateAuditAnnotation checks one spec.auditAnnotations entry (validateAuditAnnotation): the
 // key, as "<policy name>/<key>", must be a qualified name; the trimmed valueExpression must be
 // at most 5 KiB and compile to a string or null.
-func validateAuditAnnotation(o *options, c *policyCEL, policyName string, a *admissionregistrationv1.AuditAnnotation, hasParams bool, fldPath *field.Path) field.ErrorList {
+func validateAuditAnnotation(o *options, c *celcompile.Policy, policyName string, a *admissionregistrationv1.AuditAnnotation, hasParams bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if policyName != "" {
 		errs = append(errs, qualifiedName(policyName+"/"+a.Key, fldPath.Child("key"))...)
@@ -207,8 +209,8 @@ func validateAuditAnnotation(o *options, c *policyCEL, policyName string, a *adm
 	default:
 		// The trimmed expression is compiled; the error quotes it as written; the stored
 		// expressions are looked up as written.
-		if out := c.compile(o.env(setAuditValues, a.ValueExpression), exprAuditValue, trimmed, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); out.err != nil {
-			errs = append(errs, auditValueError(out.err, valuePath, a.ValueExpression))
+		if err := c.Compile(o.env(setAuditValues, a.ValueExpression), celcompile.KindAuditValue, trimmed, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}); err != nil {
+			errs = append(errs, auditValueError(err, valuePath, a.ValueExpression))
 		}
 	}
 	return errs

@@ -1,14 +1,19 @@
 package validation
 
-import "testing"
+import (
+	"testing"
 
-// BenchmarkShortcuts measures the shortcuts of compile (shapes, programs skipped), with and
-// without the parallel precompile, beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
+)
+
+// BenchmarkShortcuts measures the shortcuts of the CEL compile (internal/celcompile: shapes,
+// programs skipped), with and without the parallel precompile, beside k8s.io/apiserver's compiler alone, on cold compiles of the configurations
 // of BenchmarkValidateLargest and BenchmarkValidateUnshaped.
 func BenchmarkShortcuts(b *testing.B) {
 	unshaped := configWith(20, true)
 	for i := range unshaped.Webhooks {
-		unshaped.Webhooks[i].MatchConditions = unshapedConditions(maxMatchConditions, i)
+		unshaped.Webhooks[i].MatchConditions = celtest.UnshapedConditions(maxMatchConditions, i)
 	}
 	configs := []struct {
 		name string
@@ -20,8 +25,8 @@ func BenchmarkShortcuts(b *testing.B) {
 			shortcuts, parallel bool
 		}{{"plain", false, false}, {"shortcuts-sequential", true, false}, {"shortcuts", true, true}} {
 			b.Run(c.name+"/"+mode.name, func(b *testing.B) {
-				defer func() { shortcuts, parallel = true, true }()
-				shortcuts, parallel = mode.shortcuts, mode.parallel
+				defer celcompile.SetShortcuts(true, true)
+				celcompile.SetShortcuts(mode.shortcuts, mode.parallel)
 				benchValidate(b, c.o, true)
 			})
 		}

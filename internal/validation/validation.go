@@ -1,7 +1,10 @@
-// Package validation checks the admissionregistration.k8s.io/v1 kinds the way kube-apiserver
-// v1.37 does on create, so that a plan can fail where the apply would: the webhook configurations
-// here (Default, Validate, Warnings), the admission policies and their bindings in policy*.go
-// (DefaultValidatingPolicy, ValidateValidatingPolicy, ...).
+// Package validation holds the API server's rules for the admissionregistration.k8s.io/v1
+// kinds: it checks them the way kube-apiserver v1.37 does on create and update, so that a plan
+// can fail where the apply would, at each server version (judge.go, version.go). The webhook
+// configurations are here (Default, Validate, ServerWarnings), the admission policies and their
+// bindings in policy*.go (DefaultValidatingPolicy, ValidateValidatingPolicy, ...); the server's
+// defaults are named once (defaults.go). The CEL expressions are compiled by
+// internal/celcompile; what the server accepts but will hurt is internal/advice's.
 //
 // Both webhook configuration kinds come as a MutatingWebhookConfiguration: a validating one is
 // one whose webhooks have no reinvocationPolicy, the only field the server's rules for the two

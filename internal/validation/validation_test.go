@@ -9,6 +9,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 )
 
 type mwc = admissionregistrationv1.MutatingWebhookConfiguration
@@ -663,7 +665,7 @@ func TestValidateDoesNotMutate(t *testing.T) {
 	o.GenerateName = "gen-"
 	before := o.DeepCopy()
 	Validate(o)
-	Warnings(o)
+	ServerWarnings(Assumed, o, false)
 	if !reflect.DeepEqual(before, o) {
 		t.Error("Validate changed its argument")
 	}
@@ -754,5 +756,18 @@ func TestCreateOnly(t *testing.T) {
 				t.Errorf("CreateOnly(%v) = %v, want %v", errs[0], got, c.want)
 			}
 		})
+	}
+}
+
+// An expression the CEL compiler panics on is one internal error at its path, as the API server
+// rejects it (it resets the request), within Validate, where expressions are compiled on
+// several goroutines (internal/celcompile tests the compile itself).
+func TestCompilerPanicInValidate(t *testing.T) {
+	celcompile.ResetCache()
+	o := configWith(1, true)
+	o.Webhooks[0].MatchConditions[3].Expression = `{b'y': 1}.size() == 1`
+	errs := Validate(o)
+	if len(errs) != 1 || errs[0].Type != field.ErrorTypeInternal || errs[0].Field != "webhooks[0].matchConditions[3].expression" {
+		t.Errorf("Validate:\n%s\nwant one internal error at webhooks[0].matchConditions[3].expression", dump(errs))
 	}
 }

@@ -24,10 +24,6 @@ var (
 	Assumed         = Minor(37)
 )
 
-// librariesMinor is the release of the k8s.io/apiserver CEL libraries linked in: a server of a
-// later release may know functions they do not.
-const librariesMinor = 37
-
 // Known reports whether the version is known.
 func (v Version) Known() bool { return v.minor > 0 }
 

@@ -8,6 +8,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -87,7 +89,7 @@ func TestStaticSuffixByVersion(t *testing.T) {
 			t.Errorf("%s update: %s", v, dump(errs))
 		}
 		warned := func(update bool) bool {
-			return slices.ContainsFunc(ServerWarnings(v, o, update), func(w Warning) bool { return w.Summary == SummaryReservedName })
+			return slices.ContainsFunc(ServerWarnings(v, o, update), func(w warning.Warning) bool { return w.Summary == SummaryReservedName })
 		}
 		if got, want := warned(false), v.minor == 36; got != want {
 			t.Errorf("%s create warning = %v", v, got)
@@ -111,13 +113,10 @@ func TestExcludedResourceWarningByVersion(t *testing.T) {
 	o := valid()
 	rule0(o).APIGroups, rule0(o).Resources = []string{"authentication.k8s.io"}, []string{"tokenreviews"}
 	for _, v := range supportedVersions() {
-		got := slices.ContainsFunc(ServerWarnings(v, o, false), func(w Warning) bool { return w.Summary == SummaryExcludedResource })
+		got := slices.ContainsFunc(ServerWarnings(v, o, false), func(w warning.Warning) bool { return w.Summary == SummaryExcludedResource })
 		if got != (v.minor >= 37) {
 			t.Errorf("%s: warned = %v", v, got)
 		}
-	}
-	if slices.ContainsFunc(Advice(o, nil, true), func(w Warning) bool { return w.Summary == SummaryExcludedResource }) {
-		t.Error("Advice gives a server's warning")
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // The tests of conversion were written against the mutating kind's model;
@@ -18,15 +18,20 @@ type (
 	resourceModel        = objectModel[mutatingHook]
 	metadataModel        = metadata.Model
 	ownerReferenceModel  = metadata.OwnerReferenceModel
-	selectorModel        = matching.SelectorModel
-	matchExpressionModel = matching.MatchExpressionModel
-	ruleModel            = matching.RuleModel
-	matchConditionModel  = matching.ConditionModel
+	selectorModel        = matchblocks.SelectorModel
+	matchExpressionModel = matchblocks.MatchExpressionModel
+	ruleModel            = matchblocks.RuleModel
+	matchConditionModel  = matchblocks.ConditionModel
 )
 
+// The server's defaults, as the schema shows them (internal/validation names them once).
 const (
-	defaultReinvocationPolicy = string(admissionregistrationv1.NeverReinvocationPolicy)
-	defaultScope              = matching.DefaultScope
+	defaultFailurePolicy      = string(validation.DefaultFailurePolicy)
+	defaultMatchPolicy        = string(validation.DefaultMatchPolicy)
+	defaultReinvocationPolicy = string(validation.DefaultReinvocationPolicy)
+	defaultScope              = string(validation.DefaultScope)
+	defaultTimeoutSeconds     = int64(validation.DefaultTimeoutSeconds)
+	defaultServicePort        = int64(validation.DefaultServicePort)
 )
 
 // resourceState is the resource's whole value, as the framework's

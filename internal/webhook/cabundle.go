@@ -7,13 +7,16 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 )
 
 // A webhook's caBundle that the configuration leaves out belongs to whoever
 // injects it (cert-manager's CA injector): the apply leaves it out
 // (leaveUnsetCABundles), the resource keeps beside the state which webhooks'
 // caBundle Terraform sets (managedCABundles), and the plan keeps an injected
-// value as it is (caBundlePlanModifier).
+// value as it is (caBundlePlanModifier). An import reads an empty caBundle in
+// the spelling of the manifest it was applied from (readAppliedEmptyCABundles).
 
 // caBundleKey is the private state key that lists the webhooks whose
 // ca_bundle the configuration sets (and so Terraform owns).
@@ -41,6 +44,50 @@ func leaveUnsetCABundles[H hook](newHook func(webhookModel, types.String) H, pla
 		w.ClientConfig = slices.Clone(w.ClientConfig)
 		w.ClientConfig[0].CABundle = types.StringNull()
 		plan.Webhook[i] = newHook(w, h.reinvocation())
+	}
+}
+
+// readAppliedEmptyCABundles reads, after an import, as "" the ca_bundle of
+// each webhook of m that the server stores none for and whose caBundle the
+// configuration that kubectl apply last applied (metadata.LastApplied)
+// spells as "", as charts render it when nobody fills it: a configuration
+// written from the same manifest (ca_bundle = "") then plans no change, and
+// neither does one that leaves ca_bundle out (it is Optional and Computed,
+// and left out its planned value is the state's, caBundlePlanModifier). The
+// server cannot tell "" from none, and ca_bundle stays null where nothing
+// says the configuration spelled it (as a create and a data source read it).
+func readAppliedEmptyCABundles[H hook](newHook func(webhookModel, types.String) H, obj *configuration, m *objectModel[H]) {
+	raw := obj.Annotations[metadata.LastApplied]
+	if raw == "" {
+		return
+	}
+	var applied struct {
+		Webhooks []struct {
+			Name         string                     `json:"name"`
+			ClientConfig map[string]json.RawMessage `json:"clientConfig"`
+		} `json:"webhooks"`
+	}
+	if json.Unmarshal([]byte(raw), &applied) != nil {
+		return
+	}
+	empty := map[string]bool{}
+	for _, w := range applied.Webhooks {
+		if v, ok := w.ClientConfig["caBundle"]; ok && string(v) == `""` {
+			empty[w.Name] = true
+		}
+	}
+	if len(empty) == 0 {
+		return
+	}
+	m.Webhook = slices.Clone(m.Webhook)
+	for i, h := range m.Webhook {
+		w := h.base()
+		if !empty[w.Name.ValueString()] || len(w.ClientConfig) == 0 || !w.ClientConfig[0].CABundle.IsNull() {
+			continue
+		}
+		w.ClientConfig = slices.Clone(w.ClientConfig)
+		w.ClientConfig[0].CABundle = types.StringValue("")
+		m.Webhook[i] = newHook(w, h.reinvocation())
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 )
@@ -31,15 +31,15 @@ func expandWebhook(x *tfconv.Expander, h hook, p *field.Path) admissionregistrat
 		MatchPolicy:             (*admissionregistrationv1.MatchPolicyType)(x.StrPtr(w.MatchPolicy, p.Child("matchPolicy"))),
 		ReinvocationPolicy:      (*admissionregistrationv1.ReinvocationPolicyType)(x.StrPtr(h.reinvocation(), p.Child("reinvocationPolicy"))),
 		TimeoutSeconds:          x.Int32Ptr(w.TimeoutSeconds, p.Child("timeoutSeconds")),
-		NamespaceSelector:       matching.ExpandSelector(x, w.NamespaceSelector, p.Child("namespaceSelector")),
-		ObjectSelector:          matching.ExpandSelector(x, w.ObjectSelector, p.Child("objectSelector")),
-		MatchConditions:         matching.ExpandConditions(x, w.MatchConditions, p.Child("matchConditions")),
+		NamespaceSelector:       matchblocks.ExpandSelector(x, w.NamespaceSelector, p.Child("namespaceSelector")),
+		ObjectSelector:          matchblocks.ExpandSelector(x, w.ObjectSelector, p.Child("objectSelector")),
+		MatchConditions:         matchblocks.ExpandConditions(x, w.MatchConditions, p.Child("matchConditions")),
 	}
 	if len(w.ClientConfig) > 0 {
 		hook.ClientConfig = expandClientConfig(x, w.ClientConfig[0], p.Child("clientConfig"))
 	}
 	for j, r := range w.Rule {
-		hook.Rules = append(hook.Rules, matching.ExpandRule(x, r, p.Child("rules").Index(j)))
+		hook.Rules = append(hook.Rules, matchblocks.ExpandRule(x, r, p.Child("rules").Index(j)))
 	}
 	return hook
 }
@@ -97,21 +97,21 @@ func flattenWebhook(w admissionregistrationv1.MutatingWebhook, prior *webhookMod
 		MatchPolicy:             types.StringPointerValue((*string)(w.MatchPolicy)),
 		TimeoutSeconds:          tfconv.Int64(w.TimeoutSeconds),
 		ClientConfig:            []clientConfigModel{flattenClientConfig(w.ClientConfig, prior)},
-		MatchConditions:         matching.FlattenConditions(w.MatchConditions),
+		MatchConditions:         matchblocks.FlattenConditions(w.MatchConditions),
 	}
-	var priorNS, priorObj []matching.SelectorModel
-	var priorRules []matching.RuleModel
+	var priorNS, priorObj []matchblocks.SelectorModel
+	var priorRules []matchblocks.RuleModel
 	if prior != nil {
 		priorNS, priorObj, priorRules = prior.NamespaceSelector, prior.ObjectSelector, prior.Rule
 	}
-	m.NamespaceSelector = matching.FlattenSelector(w.NamespaceSelector, priorNS)
-	m.ObjectSelector = matching.FlattenSelector(w.ObjectSelector, priorObj)
+	m.NamespaceSelector = matchblocks.FlattenSelector(w.NamespaceSelector, priorNS)
+	m.ObjectSelector = matchblocks.FlattenSelector(w.ObjectSelector, priorObj)
 	for j, r := range w.Rules {
-		var pr *matching.RuleModel
+		var pr *matchblocks.RuleModel
 		if j < len(priorRules) {
 			pr = &priorRules[j]
 		}
-		m.Rule = append(m.Rule, matching.FlattenRule(r, pr))
+		m.Rule = append(m.Rule, matchblocks.FlattenRule(r, pr))
 	}
 	return m
 }

@@ -1040,3 +1040,42 @@ func TestExpandUnknown(t *testing.T) {
 		}
 	})
 }
+
+// The read after an import reads as "" the ca_bundle of a webhook without
+// one whose caBundle the configuration kubectl apply last applied spells as
+// "", and no other: not one the server stores, not one the manifest leaves
+// out, not without the annotation (a create, Helm, a data source).
+func TestImportedEmptyCABundles(t *testing.T) {
+	spelled, left, injected := storedWebhook("spelled.example.com"), storedWebhook("left.example.com"), storedWebhook("injected.example.com")
+	injected.ClientConfig.CABundle = []byte(testPEM)
+	obj := &mwc{ObjectMeta: storedMeta("adopted"), Webhooks: []admissionregistrationv1.MutatingWebhook{spelled, left, injected}}
+	obj.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"admissionregistration.k8s.io/v1",` +
+		`"kind":"MutatingWebhookConfiguration","webhooks":[{"name":"spelled.example.com","clientConfig":{"caBundle":""}},` +
+		`{"name":"left.example.com","clientConfig":{}},{"name":"injected.example.com","clientConfig":{"caBundle":""}}]}` + "\n"}
+
+	m := mutating.FlattenObject(obj, nil)
+	mutating.Imported(obj, &m)
+	for i, want := range []types.String{types.StringValue(""), types.StringNull(), types.StringValue(testPEM)} {
+		if got := m.Webhook[i].ClientConfig[0].CABundle; !got.Equal(want) {
+			t.Errorf("%s: ca_bundle %s, want %s", m.Webhook[i].Name.ValueString(), got, want)
+		}
+	}
+	// FlattenObject alone (a data source, a list result) reads none.
+	if again := mutating.FlattenObject(obj, nil); !again.Webhook[0].ClientConfig[0].CABundle.IsNull() {
+		t.Errorf("FlattenObject reads the empty bundle as %s without the import", again.Webhook[0].ClientConfig[0].CABundle)
+	}
+	for name, ann := range map[string]map[string]string{
+		"no annotation":      nil,
+		"not JSON":           {"kubectl.kubernetes.io/last-applied-configuration": "{"},
+		"another webhook's":  {"kubectl.kubernetes.io/last-applied-configuration": `{"webhooks":[{"name":"other","clientConfig":{"caBundle":""}}]}`},
+		"a caBundle of null": {"kubectl.kubernetes.io/last-applied-configuration": `{"webhooks":[{"name":"spelled.example.com","clientConfig":{"caBundle":null}}]}`},
+	} {
+		o := obj.DeepCopy()
+		o.Annotations = ann
+		m := mutating.FlattenObject(o, nil)
+		mutating.Imported(o, &m)
+		if got := m.Webhook[0].ClientConfig[0].CABundle; !got.IsNull() {
+			t.Errorf("%s: ca_bundle %s, want null", name, got)
+		}
+	}
+}

@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 )
 
 var lockoutCRDs = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -136,7 +136,7 @@ func TestAccLockoutLiveScope(t *testing.T) {
 			}
 			var warned []acctest.Diagnostic
 			for _, d := range diags {
-				if d.Summary == validation.SummaryFailClosedTimeouts {
+				if d.Summary == advice.SummaryFailClosedTimeouts {
 					warned = append(warned, d)
 				} else if d.Severity == "warning" && strings.HasPrefix(d.Summary, "Fail-closed") {
 					t.Errorf("unexpected warning %s: %s", d.Summary, d.Detail)
@@ -243,7 +243,7 @@ func TestAccLockoutAgreesWithServer(t *testing.T) {
 			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
 		}}
 	})
-	canaryProbe := validation.LockoutProbe{Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+	canaryProbe := advice.LockoutProbe{Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Kind: "ConfigMap", Namespace: canaryNamespace, Name: "canary",
 		User: &user.DefaultInfo{Name: "canary", Groups: []string{"lockout-probe", "system:masters"}}}
 	waitCanary := func(t *testing.T, rejected bool) {
@@ -274,9 +274,9 @@ func TestAccLockoutAgreesWithServer(t *testing.T) {
 			}()
 			waitCanary(t, true)
 			checked, rejected := 0, 0
-			for _, p := range validation.LockoutProbes(obj, 0) {
+			for _, p := range advice.LockoutProbes(obj, 0) {
 				p.User = &user.DefaultInfo{Name: p.User.GetName(), Groups: append(slices.Clone(p.User.GetGroups()), "lockout-probe", "system:masters")}
-				want, known := validation.LockoutIntercepts(obj, 0, p)
+				want, known := advice.LockoutIntercepts(obj, 0, p)
 				if !known {
 					t.Errorf("%s %s: the check makes no claim", p.Operation, describeProbe(p))
 					continue
@@ -298,7 +298,7 @@ func TestAccLockoutAgreesWithServer(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-func describeProbe(p validation.LockoutProbe) string {
+func describeProbe(p advice.LockoutProbe) string {
 	r := p.Resource.Resource
 	if p.Subresource != "" {
 		r += "/" + p.Subresource
@@ -314,7 +314,7 @@ func isWebhookRejection(err error) bool {
 }
 
 // probeObject is a valid object for p's resource, with p's name and namespace.
-func probeObject(t *testing.T, p validation.LockoutProbe) *unstructured.Unstructured {
+func probeObject(t *testing.T, p advice.LockoutProbe) *unstructured.Unstructured {
 	t.Helper()
 	podSpec := map[string]any{"containers": []any{map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10"}}}
 	template := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "probe"}}, "spec": podSpec}
@@ -373,7 +373,7 @@ func csrPEM(t *testing.T) string {
 }
 
 // ensureExists creates, as the administrator, the object an UPDATE probe changes.
-func ensureExists(t *testing.T, admin dynamic.Interface, p validation.LockoutProbe) {
+func ensureExists(t *testing.T, admin dynamic.Interface, p advice.LockoutProbe) {
 	t.Helper()
 	if p.Operation != admission.Update {
 		return
@@ -389,7 +389,7 @@ func ensureExists(t *testing.T, admin dynamic.Interface, p validation.LockoutPro
 
 // probe makes p's request as p's user, a dry run: a create of a new object, or an update (of
 // the object or its subresource) that adds a label.
-func probe(t *testing.T, cfg *rest.Config, admin dynamic.Interface, p validation.LockoutProbe) error {
+func probe(t *testing.T, cfg *rest.Config, admin dynamic.Interface, p advice.LockoutProbe) error {
 	t.Helper()
 	as := rest.CopyConfig(cfg)
 	as.Impersonate = rest.ImpersonationConfig{UserName: p.User.GetName(), Groups: p.User.GetGroups()}
@@ -523,9 +523,9 @@ func TestAccPolicyLockoutAgreesWithServer(t *testing.T) {
 			}()
 			waitCanary(t, true)
 			checked, denied := 0, 0
-			for _, p := range validation.PolicyLockoutProbes() {
+			for _, p := range advice.PolicyLockoutProbes() {
 				p.User = &user.DefaultInfo{Name: p.User.GetName(), Groups: append(slices.Clone(p.User.GetGroups()), "lockout-probe", "system:masters")}
-				want, known := validation.PolicyIntercepts(v.policy, v.binding, p)
+				want, known := advice.PolicyIntercepts(v.policy, v.binding, p)
 				if !known {
 					t.Errorf("%s %s: the check makes no claim", p.Operation, describeProbe(p))
 					continue

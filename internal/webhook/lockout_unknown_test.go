@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // A fail-closed webhook on pods everywhere, as the plan expands it.
@@ -33,10 +34,10 @@ func failClosedOnPods() *configuration {
 	})
 }
 
-func lockouts(ws []validation.Warning) int {
+func lockouts(ws []warning.Warning) int {
 	n := 0
 	for _, w := range ws {
-		if validation.IsLockout(w.Summary) {
+		if w.Kind.Intercepts() { // lockout and timeout warnings
 			n++
 		}
 	}

@@ -3,7 +3,7 @@ package webhook
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
 
@@ -26,17 +26,17 @@ type hook interface {
 // webhookModel is a webhook block with the fields of both kinds; on its own
 // it is the webhook of a ValidatingWebhookConfiguration.
 type webhookModel struct {
-	Name                    types.String              `tfsdk:"name"`
-	AdmissionReviewVersions types.List                `tfsdk:"admission_review_versions"`
-	SideEffects             types.String              `tfsdk:"side_effects"`
-	FailurePolicy           types.String              `tfsdk:"failure_policy"`
-	MatchPolicy             types.String              `tfsdk:"match_policy"`
-	TimeoutSeconds          types.Int64               `tfsdk:"timeout_seconds"`
-	ClientConfig            []clientConfigModel       `tfsdk:"client_config"`
-	Rule                    []matching.RuleModel      `tfsdk:"rule"`
-	NamespaceSelector       []matching.SelectorModel  `tfsdk:"namespace_selector"`
-	ObjectSelector          []matching.SelectorModel  `tfsdk:"object_selector"`
-	MatchConditions         []matching.ConditionModel `tfsdk:"match_conditions"`
+	Name                    types.String                 `tfsdk:"name"`
+	AdmissionReviewVersions types.List                   `tfsdk:"admission_review_versions"`
+	SideEffects             types.String                 `tfsdk:"side_effects"`
+	FailurePolicy           types.String                 `tfsdk:"failure_policy"`
+	MatchPolicy             types.String                 `tfsdk:"match_policy"`
+	TimeoutSeconds          types.Int64                  `tfsdk:"timeout_seconds"`
+	ClientConfig            []clientConfigModel          `tfsdk:"client_config"`
+	Rule                    []matchblocks.RuleModel      `tfsdk:"rule"`
+	NamespaceSelector       []matchblocks.SelectorModel  `tfsdk:"namespace_selector"`
+	ObjectSelector          []matchblocks.SelectorModel  `tfsdk:"object_selector"`
+	MatchConditions         []matchblocks.ConditionModel `tfsdk:"match_conditions"`
 }
 
 func (w webhookModel) base() webhookModel       { return w }

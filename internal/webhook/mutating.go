@@ -3,10 +3,10 @@ package webhook
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // mutating is admission_mutating_webhook_configuration: webhooks that may
@@ -17,7 +17,7 @@ var mutating = newKind(kube.MutatingWebhookConfigurations, webhookKind[mutatingH
 	order:    "Webhooks are called in the order given.",
 	hookAttributes: map[string]schema.Attribute{
 		"reinvocation_policy": tfschema.Enum("Whether the webhook is called again, once, when later mutating admission plugins change the object after it: `IfNeeded` or `Never`.",
-			string(admissionregistrationv1.NeverReinvocationPolicy), "Never", "IfNeeded"),
+			string(validation.DefaultReinvocationPolicy), "Never", "IfNeeded"),
 	},
 	newHook: func(base webhookModel, reinvocation types.String) mutatingHook {
 		return mutatingHook{base, reinvocation}

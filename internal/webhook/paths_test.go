@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -131,7 +132,7 @@ func TestEveryValidationPathHasAnAttribute(t *testing.T) {
 					t.Errorf("no attribute path for %q", e.Field)
 				}
 			}
-			for _, w := range validation.Warnings(defaulted) {
+			for _, w := range advice.Warnings(defaulted) {
 				if _, ok := k.AttributePath(w.Path.String()); !ok {
 					t.Errorf("no attribute path for warning at %q", w.Path)
 				}

@@ -1,24 +1,16 @@
 package webhook
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
-)
-
-// Server defaults (admissionregistration.k8s.io/v1), shown in the plan so that
-// what Terraform plans is what the server stores.
-const (
-	defaultFailurePolicy  = string(admissionregistrationv1.Fail)
-	defaultMatchPolicy    = string(admissionregistrationv1.Equivalent)
-	defaultTimeoutSeconds = 10
-	defaultServicePort    = 443
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // webhookBlocks are the blocks of the kind k beside metadata: its webhooks.
@@ -43,15 +35,15 @@ func webhookBlock[H hook](k webhookKind[H]) schema.ListNestedBlock {
 				"if it has side effects but skips them for dry-run requests.",
 		},
 		"failure_policy": tfschema.Enum("What happens when the webhook cannot be called or answers with an error: `Fail` rejects the request, `Ignore` lets it through.",
-			defaultFailurePolicy, "Fail", "Ignore"),
+			string(validation.DefaultFailurePolicy), "Fail", "Ignore"),
 		"match_policy": tfschema.Enum("How rules match requests made through another API version or group of the same resource: "+
 			"`Exact` only matches the rules as written; `Equivalent` also sends requests for an equivalent resource, converted to a version the rules name.",
-			defaultMatchPolicy, "Equivalent", "Exact"),
+			string(validation.DefaultMatchPolicy), "Equivalent", "Exact"),
 		"timeout_seconds": schema.Int64Attribute{
 			Optional:            true,
 			Computed:            true,
-			Default:             int64default.StaticInt64(defaultTimeoutSeconds),
-			MarkdownDescription: "Seconds to wait for the webhook's answer, from 1 to 30; after that, `failure_policy` applies. Default: `10`.",
+			Default:             int64default.StaticInt64(int64(validation.DefaultTimeoutSeconds)),
+			MarkdownDescription: fmt.Sprintf("Seconds to wait for the webhook's answer, from 1 to 30; after that, `failure_policy` applies. Default: `%d`.", validation.DefaultTimeoutSeconds),
 		},
 	}
 	maps.Copy(attrs, k.hookAttributes)
@@ -63,11 +55,11 @@ func webhookBlock[H hook](k webhookKind[H]) schema.ListNestedBlock {
 				"client_config": clientConfigBlock(),
 				"rule": schema.ListNestedBlock{
 					MarkdownDescription: "Operations on resources the webhook applies to. It applies to a request that matches any rule; with no rule it applies to none.",
-					NestedObject:        schema.NestedBlockObject{Attributes: matching.RuleAttributes()},
+					NestedObject:        schema.NestedBlockObject{Attributes: matchblocks.RuleAttributes()},
 				},
-				"namespace_selector": matching.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
-				"object_selector":    matching.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
-				"match_conditions": matching.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). "+
+				"namespace_selector": matchblocks.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
+				"object_selector":    matchblocks.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
+				"match_conditions": matchblocks.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). "+
 					"An error in a condition is handled by `failure_policy`.", "the webhook",
 					"`object`, `oldObject`, `request` (the `AdmissionRequest`), `namespaceObject` and `authorizer`"),
 			},
@@ -106,8 +98,8 @@ func clientConfigBlock() schema.ListNestedBlock {
 							"port": schema.Int64Attribute{
 								Optional:            true,
 								Computed:            true,
-								Default:             int64default.StaticInt64(defaultServicePort),
-								MarkdownDescription: "Port of the service, from 1 to 65535. Default: `443`.",
+								Default:             int64default.StaticInt64(int64(validation.DefaultServicePort)),
+								MarkdownDescription: fmt.Sprintf("Port of the service, from 1 to 65535. Default: `%d`.", validation.DefaultServicePort),
 							},
 						},
 					},

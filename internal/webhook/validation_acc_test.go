@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // Plan-time validation as a user meets it: the mistakes the API server would reject fail
@@ -634,7 +634,7 @@ func TestAccValidationWarningOncePerPlan(t *testing.T) {
 			t.Errorf("unexpected error: %s: %s", d.Summary, d.Detail)
 		case "warning":
 			seen[d.Summary+"\n"+d.Detail]++
-			if d.Summary == validation.SummaryFailClosedSystem {
+			if d.Summary == advice.SummaryFailClosedSystem {
 				kubeSystem = append(kubeSystem, d)
 			}
 		}
@@ -645,7 +645,7 @@ func TestAccValidationWarningOncePerPlan(t *testing.T) {
 		}
 	}
 	if len(kubeSystem) != 1 {
-		t.Fatalf("want one warning %q, got %d: %+v", validation.SummaryFailClosedSystem, len(kubeSystem), diags)
+		t.Fatalf("want one warning %q, got %d: %+v", advice.SummaryFailClosedSystem, len(kubeSystem), diags)
 	}
 	d := kubeSystem[0]
 	if !strings.Contains(d.Detail, `"kube-system"`) || !strings.Contains(d.Detail, "kubernetes.io/metadata.name NotIn [kube-system]") {

@@ -10,7 +10,6 @@ package webhook
 import (
 	"context"
 	"slices"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	fwlist "github.com/hashicorp/terraform-plugin-framework/list"
@@ -20,11 +19,13 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // The family holds the objects of both kinds as an
@@ -67,6 +68,20 @@ func Paths(apiKind string) *apipath.Mapper {
 	return nil
 }
 
+// Form is the resource form of the kind named apiKind ("MutatingWebhookConfiguration"), nil
+// for another kind: what reads a value in the shape of the kind's resource into its API object
+// (a ValidatingWebhookConfiguration, like every object of the family, as a
+// MutatingWebhookConfiguration whose webhooks have no reinvocationPolicy).
+func Form(apiKind string) object.FormReader[admissionregistrationv1.MutatingWebhookConfiguration] {
+	switch apiKind {
+	case mutating.API.Kind:
+		return mutating
+	case validating.API.Kind:
+		return validating
+	}
+	return nil
+}
+
 // webhookKind is what one webhook configuration kind says of itself; the
 // rest is the same for both (newKind).
 type webhookKind[H hook] struct {
@@ -105,19 +120,20 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		},
 		Default: validation.Default,
 		Check:   validation.WebhookCheck,
-		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []validation.Warning {
+		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []warning.Warning {
 			// Mutating webhooks are called one after another, so their timeouts add up.
-			ws := validation.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
+			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 			// What the webhooks intercept weighs their rules, selectors, match conditions,
 			// service and timeouts together: while one is not known (a selector's labels
 			// from another resource), an unknown value reads as empty and would match
 			// everything, so the lockout check says nothing until it is known. A
 			// ca_bundle known only at apply changes nothing of it.
 			if env.UnknownUnder("webhooks", ".clientConfig.caBundle") {
-				ws = slices.DeleteFunc(ws, func(w validation.Warning) bool { return validation.IsLockout(w.Summary) })
+				ws = slices.DeleteFunc(ws, func(w warning.Warning) bool { return w.Kind.Intercepts() })
 			}
 			return ws
 		},
+		Imported:      func(obj *configuration, m *objectModel[H]) { readAppliedEmptyCABundles(k.newHook, obj, m) },
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
 		StateMovers: func(_ context.Context, write object.StateWriter[configuration]) []resource.StateMover {
@@ -129,7 +145,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 // scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes):
 // the built-in resources, and the custom resources its discovery serves, read once per
 // client and only when a rule names a resource that is not built in.
-var scopes sync.Map // *kube.Client → *typecheck.Scopes
+var scopes object.PerClient[*typecheck.Scopes]
 
 // scopesOf is what the plan knows of resource scopes: the cluster's when it can be
 // reached, else the built-in resources' only (no claim about the others).
@@ -137,13 +153,11 @@ func scopesOf(env object.PlanEnv) *typecheck.Scopes {
 	if env.Client == nil {
 		return typecheck.BuiltinScopes()
 	}
-	if s, ok := scopes.Load(env.Client); ok {
-		return s.(*typecheck.Scopes)
-	}
-	dc, err := env.Client.Discovery()
-	if err != nil {
-		return typecheck.BuiltinScopes()
-	}
-	s, _ := scopes.LoadOrStore(env.Client, typecheck.LiveScopes(dc))
-	return s.(*typecheck.Scopes)
+	return scopes.Get(env.Client, func() (*typecheck.Scopes, bool) {
+		dc, err := env.Client.Discovery()
+		if err != nil {
+			return typecheck.BuiltinScopes(), false
+		}
+		return typecheck.LiveScopes(dc), true
+	})
 }

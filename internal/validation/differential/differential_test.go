@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
@@ -173,7 +174,7 @@ func dryRun(create func(ctx context.Context, opts metav1.CreateOptions) error) (
 func ours(c testCase) outcome {
 	defaulted := validation.Default(c.obj)
 	o := outcome{ours: ourCauses(validation.Validate(defaulted))}
-	for _, w := range validation.Warnings(defaulted) {
+	for _, w := range advice.Warnings(defaulted) {
 		if strings.Contains(w.Message, virtualResourceWarning) {
 			o.ourWarnings = append(o.ourWarnings, w.String())
 		}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -122,7 +123,7 @@ func TestHintCasesAgainstAPIServer(t *testing.T) {
 			if !slices.Equal(server, ours) {
 				t.Errorf("server %q, ours %q", server, ours)
 			}
-			if got := len(validation.JSONPatchPathWarnings(c.p)); got != c.warnings {
+			if got := len(advice.JSONPatchPathWarnings(c.p)); got != c.warnings {
 				t.Errorf("%d JSON patch path warnings, want %d", got, c.warnings)
 			}
 		})

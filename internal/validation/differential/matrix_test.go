@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 // The version matrix: the differential corpus judged by internal/validation at each supported
@@ -54,7 +55,7 @@ type matrixCase struct {
 	obj, old any    // API objects as generated (not defaulted); old is nil for a create
 	// ours is what internal/validation says of the request at a version: errors and the
 	// server's warnings.
-	ours func(v validation.Version) (field.ErrorList, []validation.Warning)
+	ours func(v validation.Version) (field.ErrorList, []warning.Warning)
 }
 
 func (c matrixCase) update() bool { return c.old != nil }
@@ -70,8 +71,8 @@ func served(kind string, minor int) bool {
 // renamed to it (ratcheting on whatever the generator made).
 func kindCases[T any](kind string, objs []*T, labels []string, meta func(*T) *metav1.ObjectMeta,
 	defaults func(*T) *T, check func(obj, old *T) validation.Check) []matrixCase {
-	judge := func(obj, old *T) func(v validation.Version) (field.ErrorList, []validation.Warning) {
-		return func(v validation.Version) (field.ErrorList, []validation.Warning) {
+	judge := func(obj, old *T) func(v validation.Version) (field.ErrorList, []warning.Warning) {
+		return func(v validation.Version) (field.ErrorList, []warning.Warning) {
 			var d *T
 			if old != nil {
 				d = defaults(old)
@@ -361,7 +362,7 @@ func sortedWarnings(ws []string) []string {
 	return slices.Compact(out)
 }
 
-func ourWarningStrings(ws []validation.Warning) []string {
+func ourWarningStrings(ws []warning.Warning) []string {
 	var out []string
 	for _, w := range ws {
 		out = append(out, w.String())

@@ -28,6 +28,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	ours "github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -260,7 +261,7 @@ func TestParity(t *testing.T) {
 			t.Errorf("case %d differs:\nserver:\n  %s\nours:\n  %s", i, strings.Join(sk, "\n  "), strings.Join(ok, "\n  "))
 		}
 		var ow []string
-		for _, w := range ours.Warnings(def) {
+		for _, w := range advice.Warnings(def) {
 			if strings.Contains(w.Message, "is excluded from admission webhooks") {
 				ow = append(ow, w.String())
 			}

@@ -1,5 +1,10 @@
+# adopt.tfquery.hcl: list blocks go in a file whose name ends in
+# .tfquery.hcl, beside main.tf (which holds the provider block); only
+# `terraform query` reads them, and in a .tf file they are an error.
+#
 # Everything the Helm release "cert-manager" installed, of both webhook
-# kinds, found by the labels the chart sets:
+# kinds, found by the labels the chart sets (the policy and binding kinds
+# have list resources of their own, used the same way):
 #
 #   terraform query -generate-config-out=generated.tf
 #

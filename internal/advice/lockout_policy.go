@@ -1,0 +1,110 @@
+package advice
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
+)
+
+// policyCalled is whether the server evaluates a policy, bound with binding's matchResources
+// (nil: the policy's alone), on attr: the matcher's answer on both (matching.Matcher.Policy, as
+// the policy dispatchers ask the policy's, then the binding's), with the policy's match
+// conditions compiled as the server does and evaluated as under failurePolicy Fail, without
+// params. An answer that failed is no claim.
+func policyCalled(m *matching.Matcher, constraints, binding *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
+	hasParams bool, kind, name string, attr admission.Attributes) verdict {
+	if m == nil {
+		return unknown
+	}
+	fail := admissionregistrationv1.Fail
+	p := matching.PolicyBinding{Constraints: constraints, Resources: binding,
+		Conditions: matching.CompilePolicyConditions(conditions, hasParams, &fail, kind, name)}
+	return verdictOf(m.Policy(context.Background(), p, attr).Outcome)
+}
+
+// policyHits are the critical requests (systemRequests) a policy reaches through a binding.
+func policyHits(constraints, binding *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
+	hasParams bool, kind, name string) map[harm][]criticalRequest {
+	hit := map[harm][]criticalRequest{}
+	m := newMatcher()
+	for _, r := range systemRequests {
+		if policyCalled(m, constraints, binding, conditions, hasParams, kind, name, r.attributes()) == called &&
+			!slices.ContainsFunc(hit[r.harm], func(o criticalRequest) bool { return o.what == r.what }) {
+			hit[r.harm] = append(hit[r.harm], r)
+		}
+	}
+	return hit
+}
+
+// PolicyLockout is the advice on a ValidatingAdmissionPolicyBinding whose validationActions
+// include Deny, given the policy it binds (nil when not known: no claim): when the policy fails
+// closed (failurePolicy Fail, the default) and the two together reach a request that keeps the
+// cluster alive (systemRequests), an expression error there (a missing param, an absent field,
+// the cost limit) rejects it. The warning is at spec.validationActions.
+// Source: Kubernetes docs, "Validating Admission Policy" (failurePolicy: Fail rejects the
+// request when an expression errors), and systemRequests' sources for the requests.
+func PolicyLockout(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding) []warning.Warning {
+	if policy == nil || binding == nil || !slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) ||
+		!failsClosed(policy.Spec.FailurePolicy) {
+		return nil
+	}
+	hit := policyHits(policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
+		policy.Spec.ParamKind != nil, "validating", policy.Name)
+	return policyWarnings(field.NewPath("spec", "validationActions"),
+		fmt.Sprintf("A Deny binding of the fail-closed validating admission policy %q", policy.Name), hit)
+}
+
+// MutatingPolicyLockout is the advice on a MutatingAdmissionPolicyBinding, given the policy it
+// binds (nil: no claim): when the policy fails closed and the two reach a request that keeps
+// the cluster alive, a mutation that fails there rejects it. The warning is at
+// spec.matchResources.
+func MutatingPolicyLockout(policy *admissionregistrationv1.MutatingAdmissionPolicy, binding *admissionregistrationv1.MutatingAdmissionPolicyBinding) []warning.Warning {
+	if policy == nil || binding == nil || !failsClosed(policy.Spec.FailurePolicy) {
+		return nil
+	}
+	hit := policyHits(policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
+		policy.Spec.ParamKind != nil, "mutating", policy.Name)
+	return policyWarnings(field.NewPath("spec", "matchResources"),
+		fmt.Sprintf("A binding of the fail-closed mutating admission policy %q", policy.Name), hit)
+}
+
+// policyWarnings words the hits of a policy: unlike a webhook it is never unavailable, but
+// each expression that fails there rejects the request.
+func policyWarnings(p *field.Path, subject string, hit map[harm][]criticalRequest) []warning.Warning {
+	return harmWarnings(p, wording{subject,
+		"When an expression of the policy fails on them (a missing param, an absent field, the cost limit)",
+		"set the policy's failurePolicy to Ignore",
+		map[harm]string{harmSystem: SummaryPolicyFailClosedSystem, harmNodes: SummaryPolicyFailClosedNodes, harmRBAC: SummaryPolicyFailClosedRBAC}}, hit, "")
+}
+
+// PolicyLockoutProbes are the requests PolicyLockout and MutatingPolicyLockout try, so that a
+// test can put the same requests to a real API server.
+func PolicyLockoutProbes() []LockoutProbe {
+	var out []LockoutProbe
+	for _, r := range systemRequests {
+		out = append(out, LockoutProbe{r.op, r.gvr, r.kind, r.sub, r.namespace, r.name, r.user})
+	}
+	return out
+}
+
+// PolicyIntercepts is the lockout check's verdict on a validating admission policy bound by
+// binding for p: whether the API server evaluates the policy on it, and whether that is known.
+func PolicyIntercepts(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+	p LockoutProbe) (intercepted, known bool) {
+	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
+	switch policyCalled(newMatcher(), policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
+		policy.Spec.ParamKind != nil, "validating", policy.Name, r.attributes()) {
+	case called:
+		return true, true
+	case notCalled:
+		return false, true
+	}
+	return false, false
+}
