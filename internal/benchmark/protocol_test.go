@@ -66,7 +66,10 @@ func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	if s == nil {
 		tb.Fatalf("no schema of %s", resourceType)
 	}
-	typ := s.ValueType().(tftypes.Object)
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatalf("the schema of %s is not an object", resourceType)
+	}
 	obj := object(0, false)
 	dv := func(doc map[string]any) *tfprotov6.DynamicValue {
 		v, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, doc))
@@ -148,7 +151,10 @@ func standInAPIServer(tb testing.TB, gone *atomic.Bool, gets *atomic.Int32) *htt
 
 // configure configures the provider with host alone.
 func configure(tb testing.TB, server tfprotov6.ProviderServer, s *tfprotov6.Schema, host string) {
-	typ := s.ValueType().(tftypes.Object)
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatal("the provider schema is not an object")
+	}
 	cfg, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, map[string]any{"host": host}))
 	if err != nil {
 		tb.Fatal(err)
