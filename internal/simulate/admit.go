@@ -562,7 +562,7 @@ func (a *admitter) validate(ctx context.Context, attrs *recordingAttributes, o a
 			case t.lastValidation == nil:
 				s.Outcome = OutcomeNotMatched
 			case len(t.lastValidation.Decisions) == 0:
-				s.Outcome, s.Reason = OutcomeNotMatched, SkippedByMatchCondition
+				s.Outcome, s.Reason = OutcomeNotMatched, string(matching.SkippedByMatchCondition)
 			case len(w.list) > warned:
 				s.Outcome, s.Message = OutcomeWarned, strings.Join(w.list[warned:], "; ")
 			}

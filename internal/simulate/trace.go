@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -221,7 +223,7 @@ func (c tracedConditions) Match(ctx context.Context, va *admission.VersionedAttr
 		traceFrom(ctx).add(Step{Kind: c.kind, Name: c.unit.policy, Binding: c.unit.binding, Outcome: OutcomeFailed, Message: r.Error.Error()})
 	case !r.Matches:
 		traceFrom(ctx).add(Step{Kind: c.kind, Name: c.unit.policy, Binding: c.unit.binding, Outcome: OutcomeNotMatched,
-			Reason: SkippedByMatchCondition, Detail: r.FailedConditionName})
+			Reason: string(matching.SkippedByMatchCondition), Detail: r.FailedConditionName})
 	}
 	return r
 }
