@@ -134,7 +134,7 @@ resource "admission_validating_admission_policy_binding" "require_team" {
     name = "require-team.example.com"
   }
   spec {
-    policy_name        = admission_validating_admission_policy.require_team.metadata[0].name
+    policy_name        = admission_validating_admission_policy.require_team.id
     validation_actions = ["Deny"]
   }
 }

@@ -69,7 +69,8 @@ func (admitFunction) Definition(_ context.Context, _ function.DefinitionRequest,
 		MarkdownDescription: "Runs an admission request through kube-apiserver's admission chain, with no cluster: the mutating admission policies " +
 			"and the mutating webhooks (reinvoked as their `reinvocation_policy` says), then the validating admission policies and the " +
 			"validating webhooks, the first denial ending the chain. `objects` is a list of any of the six kinds; a binding applies to the " +
-			"policy its `policy_name` names. Webhooks are called in the server's order (configurations by name, then their webhooks as " +
+			"policy its `policy_name` names (when that is not known yet, as a policy's `id` at plan, the one policy of its kind among " +
+			"`objects`, or the one of the binding's name, and `notes` say so; with neither, the result is unknown). Webhooks are called in the server's order (configurations by name, then their webhooks as " +
 			"listed); their answers cannot be known offline and come from the request's `webhook_answers`. The result has `allowed`, the " +
 			"`message`, `reason` and `code` of the denial, every warning (`warnings`) and audit annotation (`audit_annotations`), the final " +
 			"`object` (null when denied, or when `object_known` is false: a webhook with no answer may have changed it), and `steps`, what " +
@@ -186,9 +187,18 @@ func decodeAdmitObjects(ctx context.Context, v types.Dynamic) (*simulate.AdmitOb
 		return nil, &simulate.InputError{Err: fmt.Errorf("want a list of admission objects")}
 	}
 	objs := &simulate.AdmitObjects{}
+	var unboundMutating, unboundValidating []int
 	for i, e := range list {
 		if _, ok := e.(simulate.Unknown); ok {
 			return nil, &simulate.ErrUnknown{Path: fmt.Sprintf("[%d]", i)}
+		}
+		if m, ok := e.(map[string]any); ok && policyNameUnknown(m) {
+			switch admitKind(m) {
+			case "MutatingAdmissionPolicyBinding":
+				unboundMutating = append(unboundMutating, len(objs.MutatingBindings))
+			case "ValidatingAdmissionPolicyBinding":
+				unboundValidating = append(unboundValidating, len(objs.ValidatingBindings))
+			}
 		}
 		if err := decodeAdmitObject(ctx, values[i], e, objs); err != nil {
 			var ie *simulate.InputError
@@ -201,7 +211,68 @@ func decodeAdmitObjects(ctx context.Context, v types.Dynamic) (*simulate.AdmitOb
 			return nil, &simulate.InputError{Path: fmt.Sprintf("[%d]", i), Err: err}
 		}
 	}
+	for _, i := range unboundMutating {
+		b := objs.MutatingBindings[i]
+		name, note, err := boundPolicy("MutatingAdmissionPolicy", b.Name, policyNames(objs.MutatingPolicies))
+		if err != nil {
+			return nil, err
+		}
+		b.Spec.PolicyName = name
+		objs.Notes = append(objs.Notes, note)
+	}
+	for _, i := range unboundValidating {
+		b := objs.ValidatingBindings[i]
+		name, note, err := boundPolicy("ValidatingAdmissionPolicy", b.Name, policyNames(objs.ValidatingPolicies))
+		if err != nil {
+			return nil, err
+		}
+		b.Spec.PolicyName = name
+		objs.Notes = append(objs.Notes, note)
+	}
 	return objs, nil
+}
+
+// policyNameUnknown: the binding's policy name, in either form, is not known yet (the id of a
+// policy created in the same apply, as the binding's advice asks, at plan).
+func policyNameUnknown(m map[string]any) bool {
+	if spec, ok := m["spec"].(map[string]any); ok {
+		_, unknown := spec["policyName"].(simulate.Unknown)
+		return unknown
+	}
+	if spec, ok := m["spec"].([]any); ok && len(spec) > 0 {
+		if s, ok := spec[0].(map[string]any); ok {
+			_, unknown := s["policy_name"].(simulate.Unknown)
+			return unknown
+		}
+	}
+	return false
+}
+
+func policyNames[P interface{ GetName() string }](policies []P) []string {
+	var out []string
+	for _, p := range policies {
+		out = append(out, p.GetName())
+	}
+	return out
+}
+
+// boundPolicy is the policy a binding whose policy name is not known yet binds, among the
+// objects' policies of its kind: a policy_name that is not known at plan is a policy resource's
+// id, the policy created in the same apply, which the objects hold when it is the one of its
+// kind among them, or the one of the binding's name. Otherwise which policy it binds is not
+// known, and neither is the answer.
+func boundPolicy(kind, binding string, policies []string) (string, string, error) {
+	var name string
+	switch {
+	case len(policies) == 1:
+		name = policies[0]
+	case slices.Contains(policies, binding):
+		name = binding
+	default:
+		return "", "", &simulate.ErrUnknown{Path: "policy_name of " + binding}
+	}
+	return name, fmt.Sprintf("The policy name of the %sBinding %q is not known yet (a policy's id, at plan): it is taken to be %q, "+
+		"the %s among the objects it can bind.", kind, binding, name, kind), nil
 }
 
 func join(prefix, path string) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -194,4 +195,41 @@ func TestFunctionAdmitErrors(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A binding's policy name not known at plan (a policy's id, created in the same apply): the
+// binding binds the one policy of its kind among the objects, or the one of its name, and the
+// notes say so; with neither, the result is unknown.
+func TestFunctionAdmitPolicyNameAtPlan(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: admitObjects + `
+resource "terraform_data" "later" {}
+
+locals {
+  later_binding = merge(local.add_team_binding, { spec = { policyName = terraform_data.later.id } })
+}
+
+output "one" {
+  # After the apply, the id is known and names no policy: the label is not set then.
+  value = try(provider::admission::admit([local.add_team, local.later_binding], { object = local.deployment }).object.metadata.labels, {})
+}
+output "by_name" {
+  value = try(provider::admission::admit([local.other_team, local.add_team, local.later_binding], { object = local.deployment }).object.metadata.labels, {})
+}
+output "ambiguous" {
+  value = provider::admission::admit([local.other_team, merge(local.add_team, { metadata = { name = "third" } }), local.later_binding], { object = local.deployment })
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownOutputValue("one", knownvalue.ObjectExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("web")})),
+				plancheck.ExpectKnownOutputValue("by_name", knownvalue.ObjectExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("web")})),
+				plancheck.ExpectUnknownOutputValue("ambiguous"),
+			}},
+			// After the apply the id is known and names no policy: the outputs change.
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }

@@ -32,6 +32,9 @@ type AdmitObjects struct {
 	ValidatingBindings []*ValidatingBinding
 	MutatingWebhooks   []*admissionregistrationv1.MutatingWebhookConfiguration
 	ValidatingWebhooks []*admissionregistrationv1.ValidatingWebhookConfiguration
+	// Notes say how the objects were read (a binding whose policy name was
+	// not known yet); they come first in the result's notes.
+	Notes []string
 }
 
 // Outcome is what the server does with the request in one or more orders of
@@ -113,9 +116,10 @@ func Admit(ctx context.Context, objs *AdmitObjects, req *Request, answers Webhoo
 		return nil, err
 	}
 	a := &admitter{e: e, req: req}
-	var notes []string
-	a.mutatingUnits, notes = mutatingUnits(e, objs.MutatingPolicies, objs.MutatingBindings)
+	notes := slices.Clone(objs.Notes)
 	var more []string
+	a.mutatingUnits, more = mutatingUnits(e, objs.MutatingPolicies, objs.MutatingBindings)
+	notes = append(notes, more...)
 	a.validatingUnits, more = validatingUnits(e, objs.ValidatingPolicies, objs.ValidatingBindings)
 	notes = append(notes, more...)
 	mcfgs, vcfgs, hooks, err := offlineConfigurations(objs.MutatingWebhooks, objs.ValidatingWebhooks, answers)
