@@ -7,7 +7,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -37,14 +36,10 @@ const (
 )
 
 func addAutoscalingConversions(s *runtime.Scheme) error {
-	if err := s.AddConversionFunc((*autoscalingv2.HorizontalPodAutoscaler)(nil), (*autoscalingv1.HorizontalPodAutoscaler)(nil), func(a, b any, _ conversion.Scope) error {
-		return hpaV2ToV1(a.(*autoscalingv2.HorizontalPodAutoscaler), b.(*autoscalingv1.HorizontalPodAutoscaler))
-	}); err != nil {
+	if err := addConversion(s, hpaV2ToV1); err != nil {
 		return err
 	}
-	return s.AddConversionFunc((*autoscalingv1.HorizontalPodAutoscaler)(nil), (*autoscalingv2.HorizontalPodAutoscaler)(nil), func(a, b any, _ conversion.Scope) error {
-		return hpaV1ToV2(a.(*autoscalingv1.HorizontalPodAutoscaler), b.(*autoscalingv2.HorizontalPodAutoscaler))
-	})
+	return addConversion(s, hpaV1ToV2)
 }
 
 // dropRoundTripAnnotations is pkg/apis/autoscaling DropRoundTripHorizontalPodAutoscalerAnnotations.

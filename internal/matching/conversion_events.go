@@ -1,6 +1,8 @@
 package matching
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -13,15 +15,22 @@ import (
 // Convert_core_Event_To_v1_Event do (regarding is involvedObject, note is message, the
 // deprecated fields are the core ones), the other fields having the same names.
 func addEventConversions(s *runtime.Scheme) error {
-	if err := s.AddConversionFunc((*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b any, _ conversion.Scope) error {
-		coreToEventsV1(a.(*corev1.Event), b.(*eventsv1.Event))
-		return nil
-	}); err != nil {
+	if err := addConversion(s, func(in *corev1.Event, out *eventsv1.Event) error { coreToEventsV1(in, out); return nil }); err != nil {
 		return err
 	}
-	return s.AddConversionFunc((*eventsv1.Event)(nil), (*corev1.Event)(nil), func(a, b any, _ conversion.Scope) error {
-		eventsV1ToCore(a.(*eventsv1.Event), b.(*corev1.Event))
-		return nil
+	return addConversion(s, func(in *eventsv1.Event, out *corev1.Event) error { eventsV1ToCore(in, out); return nil })
+}
+
+// addConversion registers f as the scheme's conversion from *A to *B, the arguments' types
+// checked (the scheme calls it only with those types).
+func addConversion[A, B any](s *runtime.Scheme, f func(*A, *B) error) error {
+	return s.AddConversionFunc((*A)(nil), (*B)(nil), func(a, b any, _ conversion.Scope) error {
+		in, ok1 := a.(*A)
+		out, ok2 := b.(*B)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("conversion from %T to %T called with %T and %T", (*A)(nil), (*B)(nil), a, b)
+		}
+		return f(in, out)
 	})
 }
 
