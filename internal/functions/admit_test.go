@@ -233,3 +233,54 @@ output "ambiguous" {
 		}},
 	})
 }
+
+// The request gives namespaceObject the namespace's annotations, and the group system:masters
+// passes authorizer checks, through the functions as in the simulator.
+func TestFunctionRequestNamespaceAndMasters(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+locals {
+  policy = yamldecode(<<-EOT
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata: {name: limits}
+    spec:
+      matchConstraints:
+        resourceRules:
+        - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+      validations:
+      - expression: "object.spec.replicas <= int(namespaceObject.metadata.annotations['max-replicas'])"
+        message: too many replicas
+      - expression: "authorizer.group('apps').resource('deployments').namespace('apps').check('delete').allowed()"
+        message: may not delete
+    EOT
+  )
+  binding    = { apiVersion = "admissionregistration.k8s.io/v1", kind = "ValidatingAdmissionPolicyBinding", metadata = { name = "limits" }, spec = { policyName = "limits", validationActions = ["Deny"] } }
+  deployment = { apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "web", namespace = "apps" }, spec = { replicas = 4 } }
+  namespace  = { name = "apps", annotations = { "max-replicas" = "5" } }
+  admin      = { username = "admin", groups = ["system:masters"] }
+}
+
+output "admin" {
+  value = provider::admission::validate(local.policy, local.binding, { object = local.deployment, namespace = local.namespace, user_info = local.admin }).allowed
+}
+output "admin_too_many" {
+  value = provider::admission::validate(local.policy, local.binding, {
+    object = merge(local.deployment, { spec = { replicas = 6 } }), namespace = local.namespace, user_info = local.admin
+  }).message
+}
+output "developer" {
+  value = provider::admission::validate(local.policy, local.binding, { object = local.deployment, namespace = local.namespace }).message
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("admin", knownvalue.Bool(true)),
+				statecheck.ExpectKnownOutputValue("admin_too_many", knownvalue.StringRegexp(regexp.MustCompile(`too many replicas$`))),
+				statecheck.ExpectKnownOutputValue("developer", knownvalue.StringRegexp(regexp.MustCompile(`may not delete$`))),
+			},
+		}},
+	})
+}
