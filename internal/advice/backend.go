@@ -110,11 +110,10 @@ func servicePorts(b live.Backend) string {
 	return strings.Join(ports, ", ")
 }
 
-// matchedWords names what a webhook matches, from its rules and selectors: "CREATE, UPDATE of
-// pods, deployments.apps in the namespaces its namespace selector takes".
-func matchedWords(h *admissionregistrationv1.MutatingWebhook) string {
+// rulesWords names what each rule matches: "CREATE, UPDATE of pods, deployments.apps".
+func rulesWords(rs []admissionregistrationv1.RuleWithOperations) []string {
 	var rules []string
-	for _, r := range h.Rules {
+	for _, r := range rs {
 		var ops []string
 		for _, op := range r.Operations {
 			if op == admissionregistrationv1.OperationAll {
@@ -149,6 +148,13 @@ func matchedWords(h *admissionregistrationv1.MutatingWebhook) string {
 		}
 		rules = append(rules, strings.Join(ops, ", ")+" of "+strings.Join(resources, ", "))
 	}
+	return rules
+}
+
+// matchedWords names what a webhook matches, from its rules and selectors: "CREATE, UPDATE of
+// pods, deployments.apps in the namespaces its namespace selector takes".
+func matchedWords(h *admissionregistrationv1.MutatingWebhook) string {
+	rules := rulesWords(h.Rules)
 	if len(rules) == 0 {
 		return "no request: it has no rule"
 	}
