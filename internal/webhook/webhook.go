@@ -137,6 +137,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 			// Mutating webhooks are called one after another, so their timeouts add up.
 			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 			ws = append(ws, advice.ReviewLockout(obj, env.ServerVersion)...)
+			ws = append(ws, advice.ExactBypass(obj, advice.ServedVersions(ctx, env.Live()))...)
 			// The services of the fail-closed webhooks, as the cluster has them; those the
 			// apply waits for are its concern.
 			plan, _ := env.Plan.(*objectModel[H])
