@@ -8,10 +8,14 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 )
 
 // What a plan says about a policy or a binding before anything is applied:
@@ -380,6 +384,24 @@ resource "terraform_data" "params" {
 		}
 		quiet(t, diags)
 	})
+	t.Run("params forbidden", func(t *testing.T) {
+		// The user "reader" may read the policy, not the configmaps: the plan says once that it
+		// could not check the params, and never that they are missing.
+		grantPolicyReader(t, cs, "reader")
+		reader := fmt.Sprintf("provider \"admission\" {\n  host = %q\n  token = %q\n  cluster_ca_certificate = %q\n  dry_run_on_plan = false\n}\n",
+			acctest.Cluster(t).Host, acctest.Cluster(t).UserToken("reader"), string(acctest.Cluster(t).CAPEM))
+		diags, ok := acctest.Plan(t, reader+binding(fmt.Sprintf("%q", policy), paramsRef(byName)))
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
+		if n := len(find(diags, summary)); n != 0 {
+			t.Errorf("params that could not be read are said missing:%s", describe(diags))
+		}
+		expectOn(t, diags, "warning", advice.SummaryUnread, "param_ref", "The plan could not check that the params of this binding exist")
+		if d := find(diags, advice.SummaryUnread); len(d) == 1 && !strings.Contains(d[0].Detail, "forbidden") {
+			t.Errorf("does not say it was forbidden:%s", describe(d))
+		}
+	})
 	t.Run("forbidden", func(t *testing.T) {
 		nobody := fmt.Sprintf("provider \"admission\" {\n  host = %q\n  token = %q\n  cluster_ca_certificate = %q\n  dry_run_on_plan = false\n}\n",
 			acctest.Cluster(t).Host, acctest.Cluster(t).UserToken("nobody"), string(acctest.Cluster(t).CAPEM))
@@ -401,5 +423,38 @@ resource "terraform_data" "params" {
 		t.Run("present "+c.name, func(t *testing.T) {
 			quiet(t, plan(t, acctest.ProviderBlock(t), c.ref))
 		})
+	}
+}
+
+// grantPolicyReader lets user get and list validating admission policies, nothing else, until
+// the test ends.
+func grantPolicyReader(t *testing.T, cs kubernetes.Interface, user string) {
+	t.Helper()
+	ctx := context.Background()
+	name := "policy-reader-" + user
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies"}, Verbs: []string{"get", "list"}}}}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{}) })
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{}) })
+	// RBAC is read from the server's cache: wait until the grant is seen.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		review, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Verb: "get"}}},
+			metav1.CreateOptions{})
+		if err == nil && review.Status.Allowed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grant to %s is not in effect after 30 s: %v", user, err)
+		}
 	}
 }
