@@ -2,10 +2,13 @@ package advice
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // matchPolicy Exact on a resource kube-apiserver serves at several versions, told by the
@@ -81,5 +84,22 @@ func TestExactBypassRealConfigurations(t *testing.T) {
 	// Gatekeeper's two webhooks are Exact, on every version.
 	if exact != 2 {
 		t.Errorf("%d webhooks with matchPolicy Exact in testdata/real, want gatekeeper's 2", exact)
+	}
+}
+
+// The validating admission policies of public projects (testdata/real/policies): none is warned
+// about its match policy, offline.
+func TestExactBypassRealPolicies(t *testing.T) {
+	files, err := filepath.Glob("testdata/real/policies/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata/real/policies: %v", err)
+	}
+	served := ServedVersions(context.Background(), nil)
+	for _, f := range files {
+		policy, _ := readPolicy(t, f)
+		policy = validation.DefaultValidatingPolicy(policy)
+		if ws := PolicyExactBypass("validating admission policy", policy.Spec.MatchConstraints, served); len(ws) != 0 {
+			t.Errorf("%s: %v", filepath.Base(f), ws)
+		}
 	}
 }
