@@ -178,7 +178,7 @@ func readError(ctx context.Context, what string, gr schema.GroupResource, err er
 	if errors.As(err, &re) {
 		return re
 	}
-	f := Failed
+	var f Failure
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsForbidden(err):
