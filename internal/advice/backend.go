@@ -34,11 +34,12 @@ const (
 // service that does not exist), and the server's own resolution of a webhook's service
 // (live.Reader.Backend).
 //
-// waits tells the webhooks that the apply waits for (wait_for_endpoints): those get no warning,
-// the apply waits for their service and fails with what it waited for. A read that failed says
+// skip tells the webhooks to leave out (nil: none): those whose service and requests the apply
+// does not change, and those it waits for (wait_for_endpoints), whose service the apply waits
+// for, failing with what it waited for. A read that failed says
 // so once per run (live.Reader.Report, Kind Unread), and nothing else: a cluster that cannot be
 // reached at all gives nothing.
-func BackendWarnings(ctx context.Context, r *live.Reader, obj *admissionregistrationv1.MutatingWebhookConfiguration, waits func(i int) bool) []warning.Warning {
+func BackendWarnings(ctx context.Context, r *live.Reader, obj *admissionregistrationv1.MutatingWebhookConfiguration, skip func(i int) bool) []warning.Warning {
 	if r == nil || obj == nil {
 		return nil
 	}
@@ -48,7 +49,7 @@ func BackendWarnings(ctx context.Context, r *live.Reader, obj *admissionregistra
 	for i := range obj.Webhooks {
 		h := &obj.Webhooks[i]
 		svc := h.ClientConfig.Service
-		if svc == nil || !failsClosed(h.FailurePolicy) || svc.Namespace == "" || svc.Name == "" || (waits != nil && waits(i)) {
+		if svc == nil || !failsClosed(h.FailurePolicy) || svc.Namespace == "" || svc.Name == "" || (skip != nil && skip(i)) {
 			continue
 		}
 		port := int32(443)

@@ -138,12 +138,13 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 			ws = append(ws, advice.ReviewLockout(obj, env.ServerVersion)...)
 			ws = append(ws, advice.ExactBypass(obj, advice.ServedVersions(ctx, env.Live()))...)
-			// The services of the fail-closed webhooks, as the cluster has them; those the
-			// apply waits for are its concern.
+			// The services of the fail-closed webhooks that the apply creates or widens, as
+			// the cluster has them (a webhook the apply leaves as it is fails as it did,
+			// whatever the apply does); those the apply waits for are its concern.
 			plan, _ := env.Plan.(*objectModel[H])
 			stored, _ := env.Stored.(*configuration)
 			ws = append(ws, advice.BackendWarnings(ctx, env.Live(), obj, func(i int) bool {
-				return plan != nil && plan.WaitForEndpoints.ValueBool() && waitsFor(obj, stored, i)
+				return !waitsFor(obj, stored, i) || (plan != nil && plan.WaitForEndpoints.ValueBool())
 			})...)
 			// What the webhooks intercept weighs their rules, selectors, match conditions,
 			// service and timeouts together: while one is not known (a selector's labels
