@@ -28,7 +28,7 @@ var cluster *controlplane.ControlPlane
 func Main(m *testing.M) {
 	if os.Getenv("TF_ACC") == "" {
 		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
+			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
 			os.Exit(1)
 		}
 		os.Exit(m.Run())
