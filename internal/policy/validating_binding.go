@@ -74,9 +74,11 @@ var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyK
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
-		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
-			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
+			func(p *validatingPolicy) advice.BoundPolicy {
+				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
+					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
+			},
 			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) })
 	},
 })

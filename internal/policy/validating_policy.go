@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
@@ -134,8 +135,12 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	},
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
-		return typeCheckValidating(env, p)
+	advise: func(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
+		ws := typeCheckValidating(env, p)
+		if !env.UnknownUnder("spec.matchConstraints") {
+			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
+		}
+		return ws
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},
 	func(m policyModel[validatingPolicySpec], p *validatingPolicy) validatingPolicyModel {

@@ -48,6 +48,16 @@ const (
 	// Reference: what a binding refers to is missing in the cluster or incomplete (a policy
 	// that does not exist, a param_ref the policy needs).
 	Reference
+	// Outage: what the object needs in the cluster is not there, so that the requests it
+	// matches are rejected until it is (a fail-closed webhook's service with no ready
+	// endpoint, the params of a binding whose parameterNotFoundAction is Deny).
+	Outage
+	// Bypass: requests the object is meant to see go around it (matchPolicy Exact on a
+	// resource the cluster serves at other versions too).
+	Bypass
+	// Unread: a check that reads the cluster could not read what it needed (forbidden, slow,
+	// too many objects): it says what it could not see and makes no claim.
+	Unread
 )
 
 // Intercepts reports whether the warning weighs what the object intercepts: its rules,
@@ -69,6 +79,12 @@ func (k Kind) String() string {
 		return "type check"
 	case Reference:
 		return "reference"
+	case Outage:
+		return "outage"
+	case Bypass:
+		return "bypass"
+	case Unread:
+		return "unread"
 	}
 	return "unknown"
 }
