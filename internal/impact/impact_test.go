@@ -270,8 +270,8 @@ func TestWords(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"ValidatingAdmissionPolicy 'p' with binding 'b' denied request: too big":           "too big",
-		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': too big":    "too big",
+		"ValidatingAdmissionPolicy 'p' with binding 'b' denied request: too big":          "too big",
+		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': too big":   "too big",
 		"policy 'p' with binding 'b' denied request: failed expression: no such key: max": "failed expression: no such key: max",
 		"plain": "plain",
 	} {
@@ -280,10 +280,10 @@ func TestWords(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"request.userInfo.username == 'x'": "request.userInfo",
+		"request.userInfo.username == 'x'":                                           "request.userInfo",
 		"authorizer.group('apps').resource('deployments').check('update').allowed()": "the authorizer",
-		"object.metadata.name == 'request.userInfo'":                                  "",
-		"object.spec.replicas < 3":                                                    "",
+		"object.metadata.name == 'request.userInfo'":                                 "",
+		"object.spec.replicas < 3":                                                   "",
 	} {
 		if got := readsWriter(in); got != want {
 			t.Errorf("readsWriter(%q) = %q", in, got)
