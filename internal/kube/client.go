@@ -36,8 +36,6 @@ type Client struct {
 	// configuration depends on values known only at apply); nil when ready.
 	notReady error
 	api      admissionregistrationv1client.AdmissionregistrationV1Interface
-	// rest is the connection's configuration, for the clients of other groups (live.go).
-	rest *rest.Config
 	// version is the server's answer to /version, asked for once.
 	version serverVersion
 	// onRetry, when set, is told of every retried failure (tests).
@@ -63,7 +61,7 @@ func NewClient(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Options: opts, api: admissionregistrationv1client.New(noRetries{rc.RESTClient()}), rest: cfg}, nil
+	return &Client{Options: opts, api: admissionregistrationv1client.New(noRetries{rc.RESTClient()})}, nil
 }
 
 // noRetries makes every request without client-go's own retries (it waits
