@@ -40,6 +40,9 @@ type Client struct {
 	version serverVersion
 	// onRetry, when set, is told of every retried failure (tests).
 	onRetry func(attempt int, err error)
+	// rest is the connection's configuration, for the clients of other APIs (clients.go).
+	rest   *rest.Config
+	others others
 }
 
 // NewClient makes a client from a REST config. It makes no request.
@@ -61,7 +64,7 @@ func NewClient(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Options: opts, api: admissionregistrationv1client.New(noRetries{rc.RESTClient()})}, nil
+	return &Client{Options: opts, api: admissionregistrationv1client.New(noRetries{rc.RESTClient()}), rest: cfg}, nil
 }
 
 // noRetries makes every request without client-go's own retries (it waits
