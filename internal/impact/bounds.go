@@ -10,7 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 )
 
 // Bounds are how much of the cluster one impact reads.
@@ -82,51 +83,26 @@ func (l Listed) Forbidden() bool {
 // Complete reports whether every object of the resource was examined.
 func (l Listed) Complete() bool { return l.Cut == "" && l.Err == nil }
 
-// List reads the objects of r that labelSelector selects, a page of at most pageSize at a
-// time, at most max of them, until ctx is done, handing each page to each (which may keep
-// nothing of it beyond its call). It never fails: what stopped it is in the answer.
-func List(ctx context.Context, client dynamic.Interface, r Resource, labelSelector string, max, pageSize int,
-	each func([]unstructured.Unstructured)) Listed {
-	out := Listed{Resource: r, Total: -1}
-	opts := metav1.ListOptions{LabelSelector: labelSelector, Limit: int64(min(pageSize, max))}
-	for {
-		if ctx.Err() != nil {
-			out.Cut = CutByTime
-			return out
-		}
-		list, err := client.Resource(r.GVR).List(ctx, opts)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-				out.Cut = CutByTime
-			} else {
-				out.Err = err
-			}
-			return out
-		}
-		items := list.Items
-		if rest := max - out.Examined; len(items) > rest {
-			items = items[:rest]
-		}
-		each(items)
-		out.Examined += len(items)
-		more := list.GetContinue() != ""
-		if !more {
-			out.Total = int64(out.Examined + len(list.Items) - len(items))
-			if len(items) < len(list.Items) {
-				out.Cut = CutByLimit // a server that answered more than the page asked
-			}
-			return out
-		}
-		if out.Examined >= max {
-			out.Cut = CutByLimit
-			if rc := list.GetRemainingItemCount(); rc != nil {
-				out.Total = int64(out.Examined) + int64(len(list.Items)-len(items)) + *rc
-			}
-			return out
-		}
-		opts.Continue = list.GetContinue()
-		opts.Limit = int64(min(pageSize, max-out.Examined))
+// list reads the objects of r that labelSelector selects, with the shared bounded reader
+// (internal/live: pages, at most Bounds.MaxObjects, within the reader's time), and hands them
+// to each. It never fails: what stopped it is in the answer.
+func (c *Cluster) list(ctx context.Context, r Resource, labelSelector string, each func([]unstructured.Unstructured)) Listed {
+	l := c.Reader.List(ctx, r.GVR, "", metav1.ListOptions{LabelSelector: labelSelector})
+	each(l.Items)
+	out := Listed{Resource: r, Examined: len(l.Items), Total: int64(l.Total)}
+	var re *live.ReadError
+	switch {
+	case l.Stopped == nil:
+	case !errors.As(l.Stopped, &re):
+		out.Err = l.Stopped
+	case re.Failure == live.TooMany:
+		out.Cut = CutByLimit
+	case re.Failure == live.Slow || ctx.Err() != nil:
+		out.Cut = CutByTime
+	default:
+		out.Err = re.Err
 	}
+	return out
 }
 
 // describeErr is err in a few words for a list of what.

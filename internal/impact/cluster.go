@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 )
 
@@ -21,9 +22,10 @@ import (
 // kept by none. It is safe for concurrent use.
 type Cluster struct {
 	Discovery discovery.DiscoveryInterface
-	Dynamic   dynamic.Interface
 	Kube      kubernetes.Interface
-	Bounds    Bounds
+	// Reader reads the objects and the params, within Bounds (NewCluster).
+	Reader *live.Reader
+	Bounds Bounds
 
 	mu         sync.Mutex
 	served     *Served
@@ -34,6 +36,13 @@ type Cluster struct {
 type webhooksRead struct {
 	hooks []matching.Webhook
 	err   error
+}
+
+// NewCluster is the cluster of these clients, read within b.
+func NewCluster(kube kubernetes.Interface, dyn dynamic.Interface, disc discovery.DiscoveryInterface, b Bounds) *Cluster {
+	reader := live.New(live.Clients{Typed: kube, Dynamic: dyn, Discovery: disc},
+		live.Limits{Objects: b.maxObjects(), PageSize: int64(b.pageSize()), Time: b.budget()})
+	return &Cluster{Discovery: disc, Kube: kube, Reader: reader, Bounds: b}
 }
 
 // maxNamespaces is the most namespaces read for the namespace selectors.

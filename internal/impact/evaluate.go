@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -79,7 +80,7 @@ func (c *Cluster) newRun(ctx context.Context, webhooks bool) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{c: c, matcher: m, namespaces: ns, params: &paramCache{c: c, got: map[paramKey]paramsGot{}}}
+	r := &run{c: c, matcher: m, namespaces: ns, params: &paramCache{c: c, got: map[string]*live.Params{}}}
 	if webhooks {
 		r.webhooks, r.webhooksErr = c.mutatingWebhooks(ctx)
 	}

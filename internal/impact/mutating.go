@@ -75,7 +75,7 @@ func (c *Cluster) Mutating(ctx context.Context, planned MutatingPair, opts Optio
 	}
 	selector := objectSelectors(policy.Spec.MatchConstraints, binding.Spec.MatchResources)
 	for _, rs := range resources {
-		listed := List(ctx, c.Dynamic, rs, selector, c.Bounds.maxObjects(), c.Bounds.pageSize(), func(page []unstructured.Unstructured) {
+		listed := c.list(ctx, rs, selector, func(page []unstructured.Unstructured) {
 			for i := range page {
 				res.record(r.mutate(ctx, policy, binding, readsWriter, &page[i], rs), opts.KeepAll)
 			}

@@ -121,7 +121,7 @@ func (c *Cluster) Validating(ctx context.Context, planned ValidatingPair, live *
 		res.Incomplete = append(res.Incomplete, err.Error())
 	}
 	for _, rs := range resources {
-		listed := List(ctx, c.Dynamic, rs, selector, c.Bounds.maxObjects(), c.Bounds.pageSize(), func(page []unstructured.Unstructured) {
+		listed := c.list(ctx, rs, selector, func(page []unstructured.Unstructured) {
 			for i := range page {
 				obj := &page[i]
 				v := r.evaluate(ctx, p, obj, rs)
