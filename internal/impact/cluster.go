@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -156,4 +157,29 @@ func (c *Cluster) MutatingBindings(ctx context.Context, policy string) ([]admiss
 		}
 		opts.Continue = list.Continue
 	}
+}
+
+// ValidatingPolicy is the validating policy of that name in the cluster, nil when there is none.
+func (c *Cluster) ValidatingPolicy(ctx context.Context, name string) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
+	return found(c.Kube.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{}))
+}
+
+// ValidatingBinding is the validating binding of that name in the cluster, nil when there is none.
+func (c *Cluster) ValidatingBinding(ctx context.Context, name string) (*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
+	return found(c.Kube.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Get(ctx, name, metav1.GetOptions{}))
+}
+
+// MutatingPolicy is the mutating policy of that name in the cluster, nil when there is none.
+func (c *Cluster) MutatingPolicy(ctx context.Context, name string) (*admissionregistrationv1.MutatingAdmissionPolicy, error) {
+	return found(c.Kube.AdmissionregistrationV1().MutatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{}))
+}
+
+func found[T any](obj *T, err error) (*T, error) {
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
 }

@@ -119,6 +119,9 @@ type PlanEnv struct {
 	// Unknown are the API paths of the planned object whose values are not
 	// known yet (Expansion.Unknown): the object has zero values there.
 	Unknown []*field.Path
+	// Model is the planned model (a *M), for advice that reads the resource's own arguments
+	// beyond the API object (a binding's gate on its impact); nil when there is none.
+	Model any
 }
 
 // PerClient holds one value per provider client, made on first use: what advice at plan keeps

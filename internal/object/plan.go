@@ -81,7 +81,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if k.Advise != nil {
-		env := PlanEnv{Unknown: exp.Unknown}
+		env := PlanEnv{Unknown: exp.Unknown, Model: &plan}
 		if r.Connected() {
 			env.Client = r.C
 		}

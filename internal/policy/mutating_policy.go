@@ -141,7 +141,7 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 	},
 	defaults: validation.DefaultMutatingPolicy,
 	check:    validation.MutatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
-		return typeCheckMutating(env, p)
+	advise: func(ctx context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
+		return append(typeCheckMutating(env, p), mutatingPolicyImpact(ctx, env, p)...)
 	},
 })

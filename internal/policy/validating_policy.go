@@ -134,11 +134,11 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	},
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
-	advise: func(_ context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
-		return typeCheckValidating(env, p)
+	advise: func(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
+		return append(typeCheckValidating(env, p), validatingPolicyImpact(ctx, env, p)...)
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},
-	func(m policyModel[validatingPolicySpec], p *validatingPolicy) validatingPolicyModel {
+	func(m policyModel[validatingPolicySpec], p *validatingPolicy, _ *validatingPolicyModel) validatingPolicyModel {
 		return validatingPolicyModel{m, policyStatus(p)}
 	},
 	func(m *validatingPolicyModel) *policyModel[validatingPolicySpec] { return &m.policyModel })

@@ -58,6 +58,8 @@ type providerModel struct {
 	ForceConflicts        types.Bool   `tfsdk:"force_conflicts"`
 	DryRunOnPlan          types.Bool   `tfsdk:"dry_run_on_plan"`
 	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
+	ImpactMaxObjects      types.Int64  `tfsdk:"impact_max_objects"`
+	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
 }
 
 type execModel struct {
@@ -115,6 +117,8 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				MarkdownDescription: kubernetesVersionDescription,
 			},
+			"impact_max_objects": schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
+			"impact_timeout":     schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -151,6 +155,7 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
 		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
+	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
