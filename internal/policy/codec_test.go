@@ -94,7 +94,9 @@ func TestCodecMatchesFramework(t *testing.T) {
 			PolicyName: "p", MatchResources: fullMatch, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		}}
 		checkCodec(t, validatingBindings, b,
-			func(m validatingBindingModel, to timeouts.Value) validatingBindingState { return validatingBindingState{m, to} },
+			func(m validatingBindingModel, to timeouts.Value) validatingBindingState {
+				return validatingBindingState{m, to}
+			},
 			func(s validatingBindingState) validatingBindingModel { return s.validatingBindingModel })
 	})
 	t.Run("MutatingAdmissionPolicy", func(t *testing.T) {
