@@ -93,7 +93,7 @@ func (webhooksFunction) Run(ctx context.Context, req function.RunRequest, resp *
 	skipped := make([]attr.Value, 0, len(res.Skipped))
 	for _, s := range res.Skipped {
 		skipped = append(skipped, types.ObjectValueMust(skippedType.AttrTypes, map[string]attr.Value{
-			"name": types.StringValue(s.Name), "reason": types.StringValue(s.Reason), "detail": types.StringValue(s.Detail),
+			"name": types.StringValue(s.Name), "reason": types.StringValue(string(s.Reason)), "detail": types.StringValue(s.Detail),
 		}))
 	}
 	resp.Error = resp.Result.Set(ctx, types.ObjectValueMust(webhooksResultTypes, map[string]attr.Value{

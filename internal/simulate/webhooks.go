@@ -8,27 +8,13 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 )
 
-// Why a webhook is not called: the predicate that excluded it
-// (matching.Reason, as a string).
-const (
-	SkippedByRules             = string(matching.SkippedByRules)
-	SkippedByNamespaceSelector = string(matching.SkippedByNamespaceSelector)
-	SkippedByObjectSelector    = string(matching.SkippedByObjectSelector)
-	SkippedByMatchCondition    = string(matching.SkippedByMatchCondition)
-	// SkippedAdmissionConfiguration: the server never calls webhooks for
-	// webhook configurations, admission policies and their bindings.
-	SkippedAdmissionConfiguration = string(matching.SkippedAdmissionConfiguration)
-	// SkippedExcludedResource: the server never calls webhooks for the
-	// virtual review resources (tokenreviews, subjectaccessreviews, ...:
-	// validation.ExcludedFromAdmission).
-	SkippedExcludedResource = string(matching.SkippedExcludedResource)
-)
-
 // Skipped is a webhook the server does not call, and why.
 type Skipped struct {
 	Name string
-	// Reason is one of the Skipped* constants.
-	Reason string
+	// Reason is the predicate that leaves the request out (matching.Reason:
+	// rules, namespace_selector, object_selector, match_condition,
+	// admission_configuration, excluded_resource).
+	Reason matching.Reason
 	// Detail says more: the match condition's name, the selector.
 	Detail string
 }
@@ -81,9 +67,9 @@ func MatchWebhooks(ctx context.Context, hooks []matching.Webhook, req *Request) 
 			if res.Rejected == "" {
 				res.Rejected = a.Err.ErrStatus.Message
 			}
-			res.Skipped = append(res.Skipped, Skipped{Name: h.Name(), Reason: SkippedByMatchCondition, Detail: a.Err.ErrStatus.Message})
+			res.Skipped = append(res.Skipped, Skipped{Name: h.Name(), Reason: matching.SkippedByMatchCondition, Detail: a.Err.ErrStatus.Message})
 		default:
-			res.Skipped = append(res.Skipped, Skipped{Name: h.Name(), Reason: string(a.Reason), Detail: a.Detail})
+			res.Skipped = append(res.Skipped, Skipped{Name: h.Name(), Reason: a.Reason, Detail: a.Detail})
 		}
 	}
 	return res, nil

@@ -76,7 +76,7 @@ func TestMatchWebhooks(t *testing.T) {
 		}
 		var reasons []string
 		for _, s := range res.Skipped {
-			reasons = append(reasons, s.Reason)
+			reasons = append(reasons, string(s.Reason))
 		}
 		if !reflect.DeepEqual(res.Called, c.called) || !reflect.DeepEqual(reasons, c.skipped) {
 			t.Errorf("%v: called %v skipped %+v", c.req, res.Called, res.Skipped)
