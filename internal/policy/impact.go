@@ -68,6 +68,17 @@ func plannedOf(per *object.PerClient[*sync.Map], env object.PlanEnv) *sync.Map {
 	return per.Get(env.Client, func() (*sync.Map, bool) { return &sync.Map{}, true })
 }
 
+// plannedPolicy is the policy named name as planned earlier in this run: planned is false when
+// it was not; p is nil when its spec is not known yet.
+func plannedPolicy[P any](per *object.PerClient[*sync.Map], env object.PlanEnv, name string) (p *P, planned bool) {
+	v, ok := plannedOf(per, env).Load(name)
+	if !ok {
+		return nil, false
+	}
+	p, _ = v.(*P)
+	return p, true
+}
+
 // knownAfterApply is the one line of an impact that depends on what is not known yet.
 func knownAfterApply(subject, what string) warning.Warning {
 	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryKnownLater,
@@ -147,8 +158,7 @@ func validatingBindingImpact(ctx context.Context, env object.PlanEnv, b *validat
 		return []warning.Warning{incomplete(subject, "its policy", err)}
 	}
 	policy := live
-	if v, ok := plannedOf(&plannedValidating, env).Load(b.Spec.PolicyName); ok {
-		planned, _ := v.(*validatingPolicy)
+	if planned, ok := plannedPolicy[validatingPolicy](&plannedValidating, env, b.Spec.PolicyName); ok {
 		if planned == nil {
 			return []warning.Warning{knownAfterApply(subject, fmt.Sprintf("the spec of its policy %q, planned in the same run,", b.Spec.PolicyName))}
 		}
@@ -220,8 +230,7 @@ func mutatingBindingImpact(ctx context.Context, env object.PlanEnv, b *mutatingB
 	if err != nil {
 		return []warning.Warning{incomplete(subject, "its policy", err)}
 	}
-	if v, ok := plannedOf(&plannedMutating, env).Load(b.Spec.PolicyName); ok {
-		planned, _ := v.(*mutatingPolicy)
+	if planned, ok := plannedPolicy[mutatingPolicy](&plannedMutating, env, b.Spec.PolicyName); ok {
 		if planned == nil {
 			return []warning.Warning{knownAfterApply(subject, fmt.Sprintf("the spec of its policy %q, planned in the same run,", b.Spec.PolicyName))}
 		}

@@ -46,7 +46,7 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
-		return append(adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
+		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *mutatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
 			func(p *mutatingPolicy) []warning.Warning { return advice.MutatingPolicyLockout(p, b) }),

@@ -74,7 +74,7 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
-		return append(adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef != nil,
+		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef != nil,
 			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
 			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
 			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) }),
