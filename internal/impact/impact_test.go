@@ -8,6 +8,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +16,7 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // A fake cluster of deployments and config maps in two namespaces, one labelled env=prod. The
@@ -50,6 +52,13 @@ func fakeCluster(t *testing.T, objs ...runtime.Object) *Cluster {
 
 func fakeClusterWith(t *testing.T, b Bounds, objs ...runtime.Object) *Cluster {
 	t.Helper()
+	c, _ := fakeClusterAndLists(t, b, objs...)
+	return c
+}
+
+// fakeClusterAndLists is fakeClusterWith and its dynamic client, for reactors on its lists.
+func fakeClusterAndLists(t *testing.T, b Bounds, objs ...runtime.Object) (*Cluster, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
 	disc := &fakediscovery.FakeDiscovery{Fake: &kubefake.NewClientset().Fake}
 	disc.Resources = []*metav1.APIResourceList{
 		{GroupVersion: "v1", APIResources: []metav1.APIResource{
@@ -67,7 +76,7 @@ func fakeClusterWith(t *testing.T, b Bounds, objs ...runtime.Object) *Cluster {
 	)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{deployments: "DeploymentList", configMaps: "ConfigMapList"}, objs...)
-	return NewCluster(kube, dyn, disc, b)
+	return NewCluster(kube, dyn, disc, b), dyn
 }
 
 func maxReplicasPolicy(max int, actions ...admissionregistrationv1.ValidationAction) ValidatingPair {
@@ -124,7 +133,7 @@ func TestValidatingDeniesWhatBreaksTheRuleInSelectedNamespaces(t *testing.T) {
 	if len(ws) != 1 || ws[0].Summary != SummaryDeny {
 		t.Fatalf("warnings %v", ws)
 	}
-	for _, want := range []string{"would deny 3 objects of the 4 existing Deployments it matches", "  prod/big: at most 3 replicas, not 5", "Examined 5 objects of deployments.apps"} {
+	for _, want := range []string{"would deny 3 of the 4 existing Deployments it matches (in 1 namespace), on their next write", "  prod/big: at most 3 replicas, not 5", "Examined 5 objects of deployments.apps"} {
 		if !strings.Contains(ws[0].Message, want) {
 			t.Errorf("the warning lacks %q:\n%s", want, ws[0].Message)
 		}
@@ -149,6 +158,31 @@ func TestValidatingSaysWhatTheBoundsLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(incomplete, "examined 3 deployments.apps and left the rest (the most per resource: 3, the provider's impact_max_objects)") {
 		t.Errorf("the cut is not said: %v", ws)
+	}
+}
+
+func TestValidatingSaysWhichListIsForbidden(t *testing.T) {
+	c, dyn := fakeClusterAndLists(t, Bounds{MaxObjects: 10}, deployment("prod", "five", 5, nil), configMap("prod", "c", nil))
+	dyn.PrependReactor("list", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", fmt.Errorf("RBAC: no"))
+	})
+	pair := maxReplicasPolicy(3, admissionregistrationv1.Deny)
+	rule := &pair.Policy.Spec.MatchConstraints.ResourceRules[0].Rule
+	rule.APIGroups, rule.Resources = []string{"", "apps"}, []string{"deployments", "configmaps"}
+	pair.Policy.Spec.Validations[0].Expression = "!has(object.spec) || object.spec.replicas <= 3"
+	res := c.Validating(context.Background(), pair, nil, Options{})
+	if res.Denied.Count != 1 || len(res.Lists) != 2 {
+		t.Fatalf("got %s, lists %+v", res, res.Lists)
+	}
+	var said bool
+	for _, w := range res.Warnings(Report{Subject: "B"}) {
+		if w.Gated {
+			t.Errorf("a list the credentials may not read fails no plan without the gate: %v", w)
+		}
+		said = said || (w.Summary == SummaryIncomplete && strings.Contains(w.Message, "could not list configmaps: forbidden to the provider's credentials"))
+	}
+	if !said {
+		t.Errorf("the forbidden list is not named: %v", res.Warnings(Report{Subject: "B"}))
 	}
 }
 

@@ -73,16 +73,16 @@ func (res *Result) Warnings(rep Report) []warning.Warning {
 	scope := res.scope()
 	denies := hasAction(res.Actions, admissionregistrationv1.Deny)
 	if res.Denied.Count > 0 {
-		add(SummaryDeny, fmt.Sprintf("%s would deny %s of %s, %s:\n%s", rep.Subject, count(res.Denied.Count), scope, nextWrite,
+		add(SummaryDeny, fmt.Sprintf("%s would deny %s of %s%s, %s:\n%s", rep.Subject, number(res.Denied.Count), scope, in(res.Denied), nextWrite,
 			listed(res.Denied, func(v Verdict) string { return v.Message }))+res.footer(), rep.Gate)
 	}
 	if res.Warned.Count > 0 {
-		add(SummaryWarn, fmt.Sprintf("%s would warn on %s of %s, %s:\n%s", rep.Subject, count(res.Warned.Count), scope, nextWrite,
+		add(SummaryWarn, fmt.Sprintf("%s would warn on %s of %s%s, %s:\n%s", rep.Subject, number(res.Warned.Count), scope, in(res.Warned), nextWrite,
 			listed(res.Warned, func(v Verdict) string { return strings.Join(v.Warnings, "; ") }))+res.footer(), false)
 	}
 	if res.Audited.Count > 0 {
-		add(SummaryAudit, fmt.Sprintf("%s would record %s of %s as failing in the audit log, %s:\n%s", rep.Subject, count(res.Audited.Count), scope,
-			nextWrite, listed(res.Audited, func(v Verdict) string { return strings.Join(v.Audit, "; ") }))+res.footer(), false)
+		add(SummaryAudit, fmt.Sprintf("%s would record %s of %s%s as failing in the audit log, %s:\n%s", rep.Subject, number(res.Audited.Count), scope,
+			in(res.Audited), nextWrite, listed(res.Audited, func(v Verdict) string { return strings.Join(v.Audit, "; ") }))+res.footer(), false)
 	}
 	if res.Denied.Count+res.Warned.Count+res.Audited.Count == 0 {
 		add(SummaryNone, res.none(rep.Subject, actionVerbs(res.Actions)), false)
@@ -113,11 +113,11 @@ func (res *Result) MutatingWarnings(rep Report) []warning.Warning {
 	}
 	scope := res.scope()
 	if res.Changed.Count > 0 {
-		add(SummaryChange, fmt.Sprintf("%s would change %s of %s, %s, in these fields:\n%s", rep.Subject, count(res.Changed.Count), scope, nextWrite,
+		add(SummaryChange, fmt.Sprintf("%s would change %s of %s%s, %s, in these fields:\n%s", rep.Subject, number(res.Changed.Count), scope, in(res.Changed), nextWrite,
 			listed(res.Changed, func(v Verdict) string { return strings.Join(v.Changes, ", ") }))+res.footer())
 	}
 	if res.Denied.Count > 0 {
-		add(SummaryReject, fmt.Sprintf("%s would reject the next write of %s of %s:\n%s", rep.Subject, count(res.Denied.Count), scope,
+		add(SummaryReject, fmt.Sprintf("%s would reject the next write of %s of %s%s:\n%s", rep.Subject, number(res.Denied.Count), scope, in(res.Denied),
 			listed(res.Denied, func(v Verdict) string { return v.Message }))+res.footer())
 	}
 	if res.Changed.Count+res.Denied.Count == 0 {
@@ -236,7 +236,19 @@ func listed(t Tally, say func(Verdict) string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// count is "3 objects in 2 namespaces" wording's first half: "1 object", "3 objects".
+// in is " (in 2 namespaces)", the namespaces of a tally's objects; "" for cluster-scoped ones.
+func in(t Tally) string {
+	switch n := len(t.Namespaces); n {
+	case 0:
+		return ""
+	case 1:
+		return " (in 1 namespace)"
+	default:
+		return " (in " + number(n) + " namespaces)"
+	}
+}
+
+// count is "3 objects" wording's first half: "1 object", "3 objects".
 func count(n int) string {
 	if n == 1 {
 		return "1 object"
