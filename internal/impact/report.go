@@ -174,6 +174,12 @@ func (res *Result) listedResources() string {
 
 // gaps says what the impact could not see: lists cut or refused, what it cannot tell.
 func (res *Result) gaps(rep Report) string {
+	return res.cannotTellGap(res.Unseen(rep))
+}
+
+// Unseen says, one a sentence, what the impact could not read: the lists cut by the bounds
+// (named with rep's settings) or refused, and what else it could not read.
+func (res *Result) Unseen(rep Report) []string {
 	var parts []string
 	for _, l := range res.Lists {
 		switch {
@@ -190,7 +196,11 @@ func (res *Result) gaps(rep Report) string {
 			parts = append(parts, "could not list "+describeErr(l.Resource.String(), l.Err))
 		}
 	}
-	parts = append(parts, res.Incomplete...)
+	return append(parts, res.Incomplete...)
+}
+
+// cannotTellGap is parts and what the impact cannot tell, in one sentence.
+func (res *Result) cannotTellGap(parts []string) string {
 	if res.CannotTell.Count > 0 {
 		reasons := map[string]int{}
 		for _, v := range res.CannotTell.First {

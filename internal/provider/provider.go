@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/functions"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
@@ -198,7 +199,7 @@ func (p *admissionProvider) Resources(context.Context) []func() resource.Resourc
 }
 
 func (p *admissionProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return append(webhook.DataSources(), policy.DataSources()...)
+	return append(append(webhook.DataSources(), policy.DataSources()...), functions.DataSources()...)
 }
 
 func (p *admissionProvider) ListResources(context.Context) []func() list.ListResource {
