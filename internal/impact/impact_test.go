@@ -50,14 +50,14 @@ func fakeCluster(t *testing.T, objs ...runtime.Object) *Cluster {
 	return fakeClusterWith(t, Bounds{MaxObjects: 3, PageSize: 2}, objs...)
 }
 
-func fakeClusterWith(t *testing.T, b Bounds, objs ...runtime.Object) *Cluster {
+func fakeClusterWith(t testing.TB, b Bounds, objs ...runtime.Object) *Cluster {
 	t.Helper()
 	c, _ := fakeClusterAndLists(t, b, objs...)
 	return c
 }
 
 // fakeClusterAndLists is fakeClusterWith and its dynamic client, for reactors on its lists.
-func fakeClusterAndLists(t *testing.T, b Bounds, objs ...runtime.Object) (*Cluster, *dynamicfake.FakeDynamicClient) {
+func fakeClusterAndLists(t testing.TB, b Bounds, objs ...runtime.Object) (*Cluster, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
 	disc := &fakediscovery.FakeDiscovery{Fake: &kubefake.NewClientset().Fake}
 	disc.Resources = []*metav1.APIResourceList{
