@@ -28,11 +28,13 @@ import (
 )
 
 // The impact the plan reports, against the server's own answer: objects are seeded, the plan
-// of three policies (Deny, Warn, Audit; namespace and object selectors, a match condition,
-// variables, params) names what each would deny, warn on or audit, the policies are applied,
-// and each seeded object is written back unchanged as a server dry run: the objects the server
-// rejects, warns about or audits must be exactly those the plan named, and those the data
-// source's verdicts give.
+// of three validating policies (Deny, Warn, Audit; namespace and object selectors, a match
+// condition, variables, params) names what each would deny, warn on or audit, and that of a
+// mutating policy what it would change; the policies are applied, and each seeded object is
+// written back unchanged as a server dry run: the objects the server rejects, warns about,
+// audits or changes must be exactly those the plan named, and the denied ones those the data
+// source's verdicts give. Then a change of a policy gives its flips, a binding whose policy is
+// not known before apply says so, and the gate fails the plan.
 
 var (
 	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
@@ -163,6 +165,41 @@ resource "admission_validating_admission_policy_binding" "widgets" {
   }
 }
 
+resource "admission_mutating_admission_policy" "owner" {
+  metadata { name = "impact-owner" }
+  spec {
+    match_constraints {
+      resource_rules {
+        operations   = ["CREATE", "UPDATE"]
+        api_groups   = [""]
+        api_versions = ["v1"]
+        resources    = ["configmaps"]
+      }
+      namespace_selector {
+        match_labels = { "kubernetes.io/metadata.name" = "impact-3" }
+      }
+    }
+    match_conditions {
+      name       = "no-owner"
+      expression = "!has(object.metadata.labels) || !('owner' in object.metadata.labels)"
+    }
+    mutations {
+      patch_type = "ApplyConfiguration"
+      apply_configuration {
+        expression = "Object{metadata: Object.metadata{labels: {\"owner\": \"unknown\"}}}"
+      }
+    }
+    reinvocation_policy = "Never"
+  }
+}
+
+resource "admission_mutating_admission_policy_binding" "owner" {
+  metadata { name = "impact-owner" }
+  spec {
+    policy_name = admission_mutating_admission_policy.owner.metadata[0].name
+  }
+}
+
 data "admission_validating_admission_policy_impact" "replicas" {
   policy  = admission_validating_admission_policy.replicas
   binding = admission_validating_admission_policy_binding.replicas
@@ -206,6 +243,7 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 		d := find(t, diags, summary, `Binding "`+binding+`"`)
 		plan[binding] = named(t, d.Detail)
 	}
+	planChanged := named(t, find(t, diags, impact.SummaryChange, `Binding "impact-owner"`).Detail)
 	for _, d := range diags {
 		if d.Summary == impact.SummaryIncomplete {
 			t.Errorf("the impact says it could not see everything: %s", d.Detail)
@@ -217,8 +255,13 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 	}
 	dataDenied := w.output(t, "denied")
 
+	// The server's admission plugins see new policies through their informers, a moment after
+	// the apply: wait until an object of each policy gets its answer.
+	waitInEffect(t, ctx, dyn, warnings)
+
 	// The server's answer: each seeded object written back unchanged, as a dry run.
 	server := map[string]map[string]bool{"impact-replicas": {}, "impact-team": {}, "impact-widgets": {}}
+	serverChanged := map[string]bool{}
 	policyIn := regexp.MustCompile(`ValidatingAdmissionPolicy '([^']+)'`)
 	began = time.Now()
 	for _, s := range seeded {
@@ -227,8 +270,11 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		warnings.reset()
-		_, err = dyn.Resource(s.gvr).Namespace(s.namespace).Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		written, err := dyn.Resource(s.gvr).Namespace(s.namespace).Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		ref := s.namespace + "/" + s.name
+		if err == nil && written.GetLabels()["owner"] != obj.GetLabels()["owner"] {
+			serverChanged[ref] = true
+		}
 		if err != nil {
 			m := policyIn.FindStringSubmatch(err.Error())
 			if m == nil {
@@ -271,9 +317,31 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 			}
 		}
 	}
+	if got, want := strings.Join(sortedSet(planChanged), ","), strings.Join(sortedSet(serverChanged), ","); got != want || len(serverChanged) == 0 {
+		t.Errorf("the objects the mutating policy changes on their next write:\n plan   %s\n server %s", got, want)
+	}
 	if got, want := strings.Join(dataDenied, ","), strings.Join(sortedSet(server["impact-replicas"]), ","); got != want {
 		t.Errorf("the data source's denied objects:\n got %s\nwant %s", got, want)
 	}
+
+	// A change: the flips against the policy in the cluster; a binding whose policy is not
+	// known before apply.
+	w.write(t, "", func(cfg string) string {
+		return strings.Replace(cfg, "object.spec.replicas <= variables.limit", "object.spec.replicas <= variables.limit * 3", 1) + laterBinding
+	})
+	out, ok = w.run(t, "plan", "-json", "-input=false", "-lock=false")
+	if !ok {
+		t.Fatalf("the plan of the change failed:\n%s", out)
+	}
+	diags = diagnostics(out)
+	flips := find(t, diags, impact.SummaryFlips, `ValidatingAdmissionPolicy "impact-replicas", as planned, through its binding "impact-replicas"`)
+	if !strings.Contains(flips.Detail, "newly denies 0 objects and no longer denies 15 objects") {
+		t.Errorf("the flips: %s", flips.Detail)
+	}
+	if n := len(named(t, flips.Detail)); n != 15 {
+		t.Errorf("the flips name %d objects, not 15", n)
+	}
+	find(t, diags, impact.SummaryKnownLater, `Binding "impact-later"`)
 
 	// The gate: the same configuration, with fail_on_existing_denials, fails the plan.
 	w.write(t, "fail_on_existing_denials = true")
@@ -284,9 +352,41 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 	if gated := find(t, diagnostics(out), impact.SummaryGateFailure, `Binding "impact-replicas"`); gated.Severity != "error" {
 		t.Errorf("the gate's diagnostic is a %s", gated.Severity)
 	}
-	fmt.Printf("impact: %d/%d verdicts (object and policy) agree between the plan and the server's dry-run writes (denied %d, warned %d, audited %d of %d seeded); plan %s, %d dry-run writes %s\n",
-		agree, total, len(server["impact-replicas"]), len(server["impact-team"]), len(server["impact-widgets"]), len(seeded),
+	fmt.Printf("impact: %d/%d verdicts (object and policy) agree between the plan and the server's dry-run writes (denied %d, warned %d, audited %d of %d seeded); the mutating policy changes %d, the plan named %d; plan %s, %d dry-run writes %s\n",
+		agree, total, len(server["impact-replicas"]), len(server["impact-team"]), len(server["impact-widgets"]), len(seeded), len(serverChanged), len(planChanged),
 		planTime.Round(time.Millisecond), len(seeded), writeTime.Round(time.Millisecond))
+}
+
+// waitInEffect waits until the server answers a dry-run write of impact-0/d-0 with a denial,
+// of impact-0/c-1 with a warning, of impact-3/c-1 with a change, and records impact-1/w-5 in
+// the audit log as failing.
+func waitInEffect(t *testing.T, ctx context.Context, dyn dynamic.Interface, warnings *warningLog) {
+	t.Helper()
+	write := func(gvr schema.GroupVersionResource, ns, name string) (*unstructured.Unstructured, *unstructured.Unstructured, error) {
+		obj, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warnings.reset()
+		written, err := dyn.Resource(gvr).Namespace(ns).Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		return obj, written, err
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, _, denyErr := write(deploymentsGVR, "impact-0", "d-0")
+		_, _, _ = write(configMapsGVR, "impact-0", "c-1")
+		warned := len(warnings.taken()) > 0
+		obj, written, err := write(configMapsGVR, "impact-3", "c-1")
+		changed := err == nil && written.GetLabels()["owner"] != obj.GetLabels()["owner"]
+		_, _, _ = write(widgetsGVR, "impact-1", "w-5")
+		if denyErr != nil && warned && changed && audited(t, "impact-widgets")["impact-1/w-5"] {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policies are not in effect a minute after the apply: denied %v, warned %v, changed %v", denyErr != nil, warned, changed)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 type seededObject struct {
@@ -297,7 +397,7 @@ type seededObject struct {
 // seed creates the namespaces, the params, the custom resource definition and the objects:
 //   - Deployments d-0…d-24: replicas 9 for every eighth (d-0, d-8, d-16, d-24), the last of
 //     them exempt; tier=web for d-1, d-6, …, without a team label in impact-0 and impact-1;
-//   - ConfigMaps c-0…c-19: tier=web for c-1, c-6, …, the same way;
+//   - ConfigMaps c-0…c-19: tier=web for c-1, c-6, …, the same way; owner=b for every fourth;
 //   - Widgets w-0…w-9: size i%7.
 func seed(t *testing.T, ctx context.Context, dyn dynamic.Interface) []seededObject {
 	t.Helper()
@@ -386,8 +486,12 @@ func seed(t *testing.T, ctx context.Context, dyn dynamic.Interface) []seededObje
 				}
 			}
 			for j := range configMapsPerNS {
+				l := labelsOf(j)
+				if j%4 == 0 {
+					l["owner"] = "b"
+				}
 				if !put(configMapsGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-					"metadata": map[string]any{"name": fmt.Sprintf("c-%d", j), "labels": labelsOf(j)}, "data": map[string]any{"k": "v"}}) {
+					"metadata": map[string]any{"name": fmt.Sprintf("c-%d", j), "labels": l}, "data": map[string]any{"k": "v"}}) {
 					return
 				}
 			}
@@ -483,11 +587,30 @@ func newWorkspace(t *testing.T, kubeconfig string) *workspace {
 	return w
 }
 
-// write writes the module, with gate in the replicas binding.
-func (w *workspace) write(t *testing.T, gate string) {
+// laterBinding is a binding whose policy_name is known only at apply.
+const laterBinding = `
+resource "terraform_data" "policy_name" {
+  input = "impact-team"
+}
+
+resource "admission_validating_admission_policy_binding" "later" {
+  metadata { name = "impact-later" }
+  spec {
+    policy_name        = terraform_data.policy_name.output
+    validation_actions = ["Deny"]
+  }
+}
+`
+
+// write writes the module, with gate in the replicas binding, changed by edits.
+func (w *workspace) write(t *testing.T, gate string, edits ...func(string) string) {
 	t.Helper()
+	cfg := fmt.Sprintf(impactConfigBlock, gate)
+	for _, e := range edits {
+		cfg = e(cfg)
+	}
 	module := acctest.RequiredProviders("registry.terraform.io/seed-a73d233f/admission") +
-		fmt.Sprintf("provider \"admission\" {\n  config_path = %q\n}\n", w.kubeconfig) + fmt.Sprintf(impactConfigBlock, gate)
+		fmt.Sprintf("provider \"admission\" {\n  config_path = %q\n}\n", w.kubeconfig) + cfg
 	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(module), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -532,11 +655,11 @@ func diagnostics(out string) []acctest.Diagnostic {
 	return diags
 }
 
-// find is the diagnostic of that summary whose detail begins with subject.
+// find is the diagnostic of that summary whose detail names subject.
 func find(t *testing.T, diags []acctest.Diagnostic, summary, subject string) acctest.Diagnostic {
 	t.Helper()
 	for _, d := range diags {
-		if d.Summary == summary && strings.HasPrefix(d.Detail, subject) {
+		if d.Summary == summary && strings.Contains(d.Detail, subject) {
 			return d
 		}
 	}
