@@ -32,6 +32,7 @@ type Cluster struct {
 	served     *Served
 	namespaces *matching.Live
 	webhooks   *webhooksRead
+	mutators   *mutatorsRead
 }
 
 type webhooksRead struct {

@@ -19,7 +19,9 @@
 // budget). What cannot be read (a list the credentials may not make, one that fails, one cut
 // by the bounds) is said, and what the offline evaluation cannot know is counted apart as
 // "cannot tell", never as admitted: who writes next (a policy that reads request.userInfo or
-// calls the authorizer), and what a mutating webhook that sees the write first answers.
+// calls the authorizer), and what a mutating webhook that sees the write first answers. The
+// cluster's mutating admission policies, which change a write before the validating policies
+// see it, are applied first with the simulator (chain.go).
 //
 // The package takes and gives API objects only; internal/policy turns its results into the
 // plan's warnings, and the impact data source into per-object verdicts.

@@ -71,6 +71,10 @@ type run struct {
 	webhooks   []matching.Webhook
 	// webhooksErr is why the mutating webhooks could not be read.
 	webhooksErr error
+	// mutators are the cluster's mutating admission policies, which change a write before
+	// the validating policies see it; mutatorsErr is why they could not be read.
+	mutators    []mutator
+	mutatorsErr error
 	params      *paramCache
 }
 
@@ -83,6 +87,7 @@ func (c *Cluster) newRun(ctx context.Context, webhooks bool) (*run, error) {
 	r := &run{c: c, matcher: m, namespaces: ns, params: &paramCache{c: c, got: map[string]*live.Params{}}}
 	if webhooks {
 		r.webhooks, r.webhooksErr = c.mutatingWebhooks(ctx)
+		r.mutators, r.mutatorsErr = c.mutatingPolicies(ctx)
 	}
 	return r, nil
 }
@@ -146,6 +151,14 @@ func newValidating(p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admi
 func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Unstructured, res Resource) Verdict {
 	out := Verdict{Resource: res, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	attr := unchangedUpdate(obj, res)
+	written, why := obj, ""
+	if len(r.mutators) > 0 || r.mutatorsErr != nil {
+		written, why = r.mutatedFirst(ctx, obj, res)
+		if written != nil && written != obj {
+			attr = admission.NewAttributesRecord(written, obj, res.Kind, obj.GetNamespace(), obj.GetName(), res.GVR, "", admission.Update,
+				&metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}}, false, writer)
+		}
+	}
 	switch a := r.matcher.PolicyResources(attr, v.policy.Spec.MatchConstraints, v.binding.Spec.MatchResources); a.Outcome {
 	case matching.NotCalled:
 		return out
@@ -154,6 +167,10 @@ func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Uns
 		return out
 	}
 	out.Matched = true
+	if why != "" {
+		out.CannotTell = why
+		return out
+	}
 	if v.writer != "" {
 		out.CannotTell = "the policy reads " + v.writer + ", and who writes the object next is not known"
 		return out
@@ -172,7 +189,7 @@ func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Uns
 		out.CannotTell = err.Error()
 		return out
 	}
-	req := &simulate.Request{Operation: admission.Update, Object: obj, OldObject: obj, Kind: res.Kind, Resource: res.GVR,
+	req := &simulate.Request{Operation: admission.Update, Object: written, OldObject: obj, Kind: res.Kind, Resource: res.GVR,
 		Name: obj.GetName(), Namespace: ns, UserInfo: writer, Params: params}
 	answer, err := simulate.Validate(ctx, v.policy, v.binding, req)
 	if err != nil {

@@ -328,3 +328,36 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+func TestValidatingSeesTheWriteAsTheMutatingPoliciesLeaveIt(t *testing.T) {
+	c := fakeClusterWith(t, Bounds{MaxObjects: 10},
+		deployment("prod", "shrunk", 5, map[string]any{"shrink": "yes"}), deployment("prod", "big", 5, nil))
+	ctx := context.Background()
+	api := c.Kube.AdmissionregistrationV1()
+	if _, err := api.MutatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "shrink"},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				}}},
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"shrink": "yes"}},
+			},
+			Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: `Object{spec: Object.spec{replicas: 1}}`}}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.MutatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "shrink"}, Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "shrink"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Validating(ctx, maxReplicasPolicy(3, admissionregistrationv1.Deny), nil, Options{})
+	if refs(res.Denied) != "prod/big" || res.CannotTell.Count != 0 {
+		t.Fatalf("the mutating policy sets prod/shrunk's replicas to 1 before the validating policy sees it: got %s, denied %s, cannot tell %+v",
+			res, refs(res.Denied), res.CannotTell.First)
+	}
+}
