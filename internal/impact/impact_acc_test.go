@@ -616,7 +616,7 @@ func (w *workspace) write(t *testing.T, gate string, edits ...func(string) strin
 	}
 }
 
-func (w *workspace) run(t *testing.T, args ...string) (string, bool) {
+func (w *workspace) run(t testing.TB, args ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command(w.tf, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
@@ -656,7 +656,7 @@ func diagnostics(out string) []acctest.Diagnostic {
 }
 
 // find is the diagnostic of that summary whose detail names subject.
-func find(t *testing.T, diags []acctest.Diagnostic, summary, subject string) acctest.Diagnostic {
+func find(t testing.TB, diags []acctest.Diagnostic, summary, subject string) acctest.Diagnostic {
 	t.Helper()
 	for _, d := range diags {
 		if d.Summary == summary && strings.Contains(d.Detail, subject) {
