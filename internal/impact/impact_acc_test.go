@@ -352,6 +352,21 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 	if gated := find(t, diagnostics(out), impact.SummaryGateFailure, `Binding "impact-replicas"`); gated.Severity != "error" {
 		t.Errorf("the gate's diagnostic is a %s", gated.Severity)
 	}
+	// The bounds: at most 20 objects per resource; what was cut is said, with how many there
+	// are, in the plan of a change of the policy.
+	w.providerExtra = "impact_max_objects = 20"
+	w.write(t, "", func(cfg string) string { return strings.Replace(cfg, "' is too big'", "' is too large'", 1) })
+	out, ok = w.run(t, "plan", "-json", "-input=false", "-lock=false")
+	if !ok {
+		t.Fatalf("the plan with the bounds failed:\n%s", out)
+	}
+	cut := find(t, diagnostics(out), impact.SummaryIncomplete, `ValidatingAdmissionPolicy "impact-widgets", as planned, through its binding "impact-widgets"`)
+	for _, want := range []string{"examined 20 of 100 widgets.impact.example.com (the most per resource: 20, the provider's impact_max_objects)"} {
+		if !strings.Contains(cut.Detail, want) {
+			t.Errorf("the cut is not said (%q): %s", want, cut.Detail)
+		}
+	}
+
 	fmt.Printf("impact: %d/%d verdicts (object and policy) agree between the plan and the server's dry-run writes (denied %d, warned %d, audited %d of %d seeded); the mutating policy changes %d, the plan named %d; plan %s, %d dry-run writes %s\n",
 		agree, total, len(server["impact-replicas"]), len(server["impact-team"]), len(server["impact-widgets"]), len(seeded), len(serverChanged), len(planChanged),
 		planTime.Round(time.Millisecond), len(seeded), writeTime.Round(time.Millisecond))
@@ -569,6 +584,8 @@ func audited(t *testing.T, policy string) map[string]bool {
 // from this process.
 type workspace struct {
 	dir, kubeconfig string
+	// providerExtra are settings of the provider block.
+	providerExtra string
 	env             []string
 	tf              string
 }
@@ -610,7 +627,7 @@ func (w *workspace) write(t *testing.T, gate string, edits ...func(string) strin
 		cfg = e(cfg)
 	}
 	module := acctest.RequiredProviders("registry.terraform.io/seed-a73d233f/admission") +
-		fmt.Sprintf("provider \"admission\" {\n  config_path = %q\n}\n", w.kubeconfig) + cfg
+		fmt.Sprintf("provider \"admission\" {\n  config_path = %q\n  %s\n}\n", w.kubeconfig, w.providerExtra) + cfg
 	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(module), 0o600); err != nil {
 		t.Fatal(err)
 	}
