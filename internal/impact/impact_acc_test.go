@@ -586,8 +586,8 @@ type workspace struct {
 	dir, kubeconfig string
 	// providerExtra are settings of the provider block.
 	providerExtra string
-	env             []string
-	tf              string
+	env           []string
+	tf            string
 }
 
 func newWorkspace(t *testing.T, kubeconfig string) *workspace {
