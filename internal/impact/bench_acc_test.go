@@ -1,7 +1,6 @@
 package impact_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -192,14 +191,12 @@ func serveQuietly(t testing.TB, address string) string {
 
 // peakRSS is this process's peak resident memory in MiB (VmHWM of /proc/self/status, Linux).
 func peakRSS() (float64, bool) {
-	f, err := os.Open("/proc/self/status")
+	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "VmHWM:"); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			return kb / 1024, err == nil
 		}

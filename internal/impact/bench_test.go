@@ -1,7 +1,6 @@
 package impact
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -52,14 +51,12 @@ func BenchmarkValidating10000(b *testing.B) {
 
 // peakRSSMiB is the process's peak resident memory (VmHWM of /proc/self/status, Linux).
 func peakRSSMiB() (float64, bool) {
-	f, err := os.Open("/proc/self/status")
+	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "VmHWM:"); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			return kb / 1024, err == nil
 		}

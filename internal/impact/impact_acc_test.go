@@ -476,7 +476,7 @@ func seed(t *testing.T, ctx context.Context, dyn dynamic.Interface) []seededObje
 				l := map[string]any{"app": fmt.Sprint(j)}
 				if j%5 == 1 {
 					l["tier"] = "web"
-					if !(j%10 == 1 && i < 2) {
+					if j%10 != 1 || i >= 2 {
 						l["team"] = "a"
 					}
 				}
@@ -552,13 +552,12 @@ func (w *warningLog) taken() []string {
 // audited are the objects the audit log records as failing the policy, on a dry-run update.
 func audited(t *testing.T, policy string) map[string]bool {
 	t.Helper()
-	f, err := os.Open(auditLog)
+	log, err := os.ReadFile(auditLog)
 	if err != nil {
 		t.Fatalf("the audit log: %v", err)
 	}
-	defer f.Close()
 	out := map[string]bool{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(log))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e struct {
