@@ -4,8 +4,8 @@
 # Prints the absolute path of the tool NAME, building it from the Go module
 # proxy first if it is not cached yet. NAME is one of:
 #
-#   kube-apiserver  etcd  kubectl  tofu  terraform  terraform14  terraform16
-#   tfplugindocs  golangci-lint
+#   kube-apiserver  etcd  kubectl  tofu  terraform  terraform11  terraform14
+#   terraform16  tfplugindocs  golangci-lint
 #
 # "terraform" is the terraform on PATH, unless ADMISSION_TF=tofu is set or
 # there is none, in which case it is the OpenTofu CLI built from tools/tofu.
@@ -13,7 +13,9 @@
 # acceptance tests (the newest release line; list resources, `terraform query`
 # and import by resource identity need 1.14 or later). "terraform14" is
 # Terraform 1.14 built from tools/terraform, the older line of the matrix
-# (make testacc-tf14).
+# (make testacc-tf14). "terraform11" is Terraform 1.11 built from
+# tools/terraform11, the last release line before resource identity, which
+# the benchmark measures beside the newest (make bench with -terraform).
 #
 # Binaries are cached as ${ADMISSION_CACHE:-$HOME/.cache/terraform-provider-admission}/bin/NAME-VERSION,
 # where VERSION is read from the go.mod of the tool's module under tools/, so
@@ -164,6 +166,17 @@ tool_terraform16() {
 		-ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no"
 }
 
+# The last release line before resource identity (Terraform sends the prior
+# identity from 1.12), for the benchmark, built the same way from
+# tools/terraform11.
+tool_terraform11() {
+	local dir=$tools_dir/terraform11 v
+	v=$(modversion "$dir" github.com/hashicorp/terraform)
+	build_takes="10 to 25 minutes on 2 CPUs" \
+		build terraform "$v" "$dir" github.com/hashicorp/terraform \
+		-ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no"
+}
+
 tool_tfplugindocs() {
 	local v
 	v=$(modversion "$tools_dir" github.com/hashicorp/terraform-plugin-docs)
@@ -195,13 +208,14 @@ if [ "${1:-}" = --cached ]; then
 	cached_only=1
 	shift
 fi
-[ $# -eq 1 ] || die "usage: tools/bin.sh [--cached] kube-apiserver|etcd|kubectl|tofu|terraform|terraform14|terraform16|tfplugindocs|golangci-lint"
+[ $# -eq 1 ] || die "usage: tools/bin.sh [--cached] kube-apiserver|etcd|kubectl|tofu|terraform|terraform11|terraform14|terraform16|tfplugindocs|golangci-lint"
 case $1 in
 kube-apiserver) tool_kube_apiserver ;;
 etcd) tool_etcd ;;
 kubectl) tool_kubectl ;;
 tofu) tool_tofu ;;
 terraform) tool_terraform ;;
+terraform11) tool_terraform11 ;;
 terraform14) tool_terraform14 ;;
 terraform16) tool_terraform16 ;;
 tfplugindocs) tool_tfplugindocs ;;

@@ -57,7 +57,9 @@ resource "admission_validating_admission_policy_binding" "replicas" {
     name = "replica-limit.example.com"
   }
   spec {
-    policy_name        = admission_validating_admission_policy.replicas.metadata[0].name
+    # The policy's id, known once it is created: Terraform creates the policy
+    # first, and the binding's check that its policy exists waits for it.
+    policy_name        = admission_validating_admission_policy.replicas.id
     validation_actions = ["Deny"]
     param_ref {
       name                       = "replica-limit"
@@ -100,7 +102,7 @@ resource "admission_mutating_admission_policy_binding" "team" {
     name = "team-label.example.com"
   }
   spec {
-    policy_name = admission_mutating_admission_policy.team.metadata[0].name
+    policy_name = admission_mutating_admission_policy.team.id
   }
 }
 

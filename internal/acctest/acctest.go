@@ -32,7 +32,7 @@ func Main(m *testing.M) { MainWith(m, controlplane.Options{}) }
 func MainWith(m *testing.M, opts controlplane.Options) {
 	if os.Getenv("TF_ACC") == "" {
 		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
+			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
 			os.Exit(1)
 		}
 		os.Exit(m.Run())

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,6 +23,13 @@ import (
 // configuration file whose dev_overrides use that build.
 func DevProvider(t *testing.T) string {
 	t.Helper()
+	return DevProviderWith(t, nil)
+}
+
+// DevProviderWith is DevProvider with more dev_overrides: the directory of
+// each other provider's binary, by source address.
+func DevProviderWith(t *testing.T, others map[string]string) string {
+	t.Helper()
 	Cluster(t) // skips outside acceptance runs
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
@@ -32,13 +41,11 @@ func DevProvider(t *testing.T) string {
 		t.Fatalf("build the provider: %v\n%s", err, out)
 	}
 	rc := filepath.Join(work, "dev.tfrc")
-	if err := os.WriteFile(rc, fmt.Appendf(nil, `provider_installation {
-  dev_overrides {
-    "registry.terraform.io/seed-a73d233f/admission" = %q
-  }
-  direct {}
-}
-`, bin), 0o644); err != nil {
+	overrides := fmt.Sprintf("    %q = %q\n", "registry.terraform.io/seed-a73d233f/admission", bin)
+	for _, address := range slices.Sorted(maps.Keys(others)) {
+		overrides += fmt.Sprintf("    %q = %q\n", address, others[address])
+	}
+	if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n%s  }\n  direct {}\n}\n", overrides), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return rc

@@ -22,6 +22,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/faultproxy"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // Objects whose configuration, written from the manifest they were made
@@ -530,7 +531,7 @@ func TestAccUpdateWritesNothingUnlessChanged(t *testing.T) {
 			edit := func() {
 				cur := mustGet(t, dyn, o)
 				hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-				if err := unstructured.SetNestedField(hooks[0].(map[string]any), int64(7), "timeoutSeconds"); err != nil {
+				if err := unstructured.SetNestedField(jsontest.Object(t, hooks, 0), int64(7), "timeoutSeconds"); err != nil {
 					t.Errorf("kubectl edit: %v", err)
 				}
 				if err := unstructured.SetNestedSlice(cur.Object, hooks, "webhooks"); err != nil {
@@ -579,7 +580,7 @@ func TestAccUpdateWritesNothingUnlessChanged(t *testing.T) {
 							return err
 						}
 						hooks, _, _ := unstructured.NestedSlice(mustGet(t, dyn, o).Object, "webhooks")
-						if v, _, _ := unstructured.NestedInt64(hooks[0].(map[string]any), "timeoutSeconds"); v != 5 {
+						if v, _, _ := unstructured.NestedInt64(jsontest.Object(t, hooks, 0), "timeoutSeconds"); v != 5 {
 							return fmt.Errorf("timeoutSeconds %d after the apply, want the configuration's 5", v)
 						}
 						return nil
@@ -743,7 +744,7 @@ func TestAccUpdateWritesNothingCLI(t *testing.T) {
 	}
 	cur := mustGet(t, dyn, s.objects[identity])
 	hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-	if err := unstructured.SetNestedField(hooks[0].(map[string]any), int64(20), "timeoutSeconds"); err != nil {
+	if err := unstructured.SetNestedField(jsontest.Object(t, hooks, 0), int64(20), "timeoutSeconds"); err != nil {
 		t.Fatal(err)
 	}
 	if err := unstructured.SetNestedSlice(cur.Object, hooks, "webhooks"); err != nil {
@@ -762,7 +763,7 @@ func TestAccUpdateWritesNothingCLI(t *testing.T) {
 		}
 	}
 	hooks, _, _ = unstructured.NestedSlice(mustGet(t, dyn, s.objects[identity]).Object, "webhooks")
-	if v, _, _ := unstructured.NestedInt64(hooks[0].(map[string]any), "timeoutSeconds"); v != 10 {
+	if v, _, _ := unstructured.NestedInt64(jsontest.Object(t, hooks, 0), "timeoutSeconds"); v != 10 {
 		t.Errorf("timeoutSeconds of %s is %d after the apply, want the configuration's 10", s.objects[identity].name, v)
 	}
 	others := slices.DeleteFunc(s.all(), func(i int) bool { return i == mutator || i == scaled || i == identity })

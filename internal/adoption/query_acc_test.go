@@ -38,9 +38,13 @@ var bookkeeping = []string{
 func TestAccQueryGenerateConfig(t *testing.T) {
 	acctest.TerraformCLI(t) // skips, saying why, with a CLI that has no `terraform query`
 	listed := map[string]bool{}
-	for _, newList := range provider.New("test")().(interface {
+	lister, ok := provider.New("test")().(interface {
 		ListResources(context.Context) []func() list.ListResource
-	}).ListResources(context.Background()) {
+	})
+	if !ok {
+		t.Fatal("the provider has no list resources")
+	}
+	for _, newList := range lister.ListResources(context.Background()) {
 		var resp resource.MetadataResponse
 		newList().Metadata(context.Background(), resource.MetadataRequest{ProviderTypeName: "admission"}, &resp)
 		listed[resp.TypeName] = true

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // kind is one of the six kinds: the manifest an object of it is made from
@@ -135,9 +136,8 @@ var (
 		}}
 	mutatingPolicies = kind{"admission_mutating_admission_policy", "mutatingadmissionpolicies", "sidecar-policy.yaml",
 		func(_ string, manifest *unstructured.Unstructured) string {
-			condition, _, _ := unstructured.NestedSlice(manifest.Object, "spec", "matchConditions")
-			mutation, _, _ := unstructured.NestedSlice(manifest.Object, "spec", "mutations")
-			apply, _, _ := unstructured.NestedString(mutation[0].(map[string]any), "applyConfiguration", "expression")
+			condition, _ := jsontest.At(manifest.Object, "spec", "matchConditions", 0, "expression")
+			apply, _ := jsontest.At(manifest.Object, "spec", "mutations", 0, "applyConfiguration", "expression")
 			return fmt.Sprintf(`
   spec {
     failure_policy      = "Fail"
@@ -161,7 +161,7 @@ var (
       }
     }
   }
-`, condition[0].(map[string]any)["expression"], apply)
+`, condition, apply)
 		}}
 	mutatingBindings = kind{"admission_mutating_admission_policy_binding", "mutatingadmissionpolicybindings", "sidecar-binding.yaml",
 		func(policy string, _ *unstructured.Unstructured) string {
@@ -377,8 +377,8 @@ func injectCA(t *testing.T, c dynamic.ResourceInterface, u *unstructured.Unstruc
 		t.Fatal(err)
 	}
 	hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-	for _, h := range hooks {
-		if err := unstructured.SetNestedField(h.(map[string]any), caBundle, "clientConfig", "caBundle"); err != nil {
+	for i := range hooks {
+		if err := unstructured.SetNestedField(jsontest.Object(t, hooks, i), caBundle, "clientConfig", "caBundle"); err != nil {
 			t.Fatal(err)
 		}
 	}

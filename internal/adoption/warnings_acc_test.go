@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // TestAccAdoptedThenChanged runs with the CLI what the plan and apply say to
@@ -73,7 +74,7 @@ func TestAccAdoptedThenChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-		v, _, _ := unstructured.NestedInt64(hooks[0].(map[string]any), "timeoutSeconds")
+		v, _, _ := unstructured.NestedInt64(jsontest.Object(t, hooks, 0), "timeoutSeconds")
 		return v
 	}
 	if got := hookTimeout(); got != 10 {
@@ -88,7 +89,7 @@ func TestAccAdoptedThenChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-	if err := unstructured.SetNestedField(hooks[0].(map[string]any), int64(20), "timeoutSeconds"); err != nil {
+	if err := unstructured.SetNestedField(jsontest.Object(t, hooks, 0), int64(20), "timeoutSeconds"); err != nil {
 		t.Fatal(err)
 	}
 	if err := unstructured.SetNestedSlice(cur.Object, hooks, "webhooks"); err != nil {

@@ -48,8 +48,9 @@ type protocolFixture struct {
 func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	tb.Helper()
 	ctx := context.Background()
-	// The server main.go serves: the framework's, with the plans that
-	// change nothing and those of a destroy answered before it.
+	// The server main.go serves: the framework's, with the validations,
+	// refreshes, plans and applies that internal/protocol answers before
+	// the framework's walks.
 	server := provider.NewServer("bench")()
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -65,7 +66,10 @@ func newProtocolFixture(tb testing.TB, served bool) *protocolFixture {
 	if s == nil {
 		tb.Fatalf("no schema of %s", resourceType)
 	}
-	typ := s.ValueType().(tftypes.Object)
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatalf("the schema of %s is not an object", resourceType)
+	}
 	obj := object(0, false)
 	dv := func(doc map[string]any) *tfprotov6.DynamicValue {
 		v, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, doc))
@@ -147,7 +151,10 @@ func standInAPIServer(tb testing.TB, gone *atomic.Bool, gets *atomic.Int32) *htt
 
 // configure configures the provider with host alone.
 func configure(tb testing.TB, server tfprotov6.ProviderServer, s *tfprotov6.Schema, host string) {
-	typ := s.ValueType().(tftypes.Object)
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatal("the provider schema is not an object")
+	}
 	cfg, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, map[string]any{"host": host}))
 	if err != nil {
 		tb.Fatal(err)

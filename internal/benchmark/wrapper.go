@@ -71,13 +71,14 @@ func RunProviderWrapper() int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	var logBytes, logLines int64
 	var logDone chan struct{}
+	var logPipe *os.File // the provider's stderr, when its log is counted
 	if os.Getenv(envCountLog) != "" {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "admission-bench wrapper: %v\n", err)
 			return 1
 		}
-		cmd.Stderr = pw
+		cmd.Stderr, logPipe = pw, pw
 		logDone = make(chan struct{})
 		go func() {
 			defer close(logDone)
@@ -110,7 +111,7 @@ func RunProviderWrapper() int {
 	}()
 	_ = cmd.Wait()
 	if logDone != nil {
-		_ = cmd.Stderr.(*os.File).Close()
+		_ = logPipe.Close()
 		<-logDone
 	}
 	st := cmd.ProcessState
@@ -208,8 +209,9 @@ func serveProfiled(dir string) int {
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		// The server main.go serves (provider.NewServer, with its own
-		// answers to some plans), not the framework's alone.
+		// The server main.go serves (provider.NewServer: internal/protocol
+		// answers most calls before the framework's walks), not the
+		// framework's alone.
 		done <- tf6server.Serve(providerAddr, provider.NewServer("bench-pprof"))
 	}()
 	select {

@@ -82,7 +82,11 @@ func stringMap(t *testing.T, m types.Map) map[string]string {
 	}
 	out := map[string]string{}
 	for k, v := range m.Elements() {
-		out[k] = v.(types.String).ValueString()
+		s, ok := v.(types.String)
+		if !ok {
+			t.Fatalf("%s: %T in a map of strings", k, v)
+		}
+		out[k] = s.ValueString()
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/syncmap"
 )
 
 // The codec is how every resource, data source and list resource reads a
@@ -80,7 +82,7 @@ type structField struct {
 
 var (
 	attrValueInterface = reflect.TypeFor[attr.Value]()
-	structFields       sync.Map // reflect.Type → []structField
+	structFields       syncmap.Map[reflect.Type, []structField]
 )
 
 // fieldsOf lists the fields of a model struct by their tfsdk tags, with the
@@ -88,7 +90,7 @@ var (
 // terraform-plugin-framework's internal/reflect does.
 func fieldsOf(t reflect.Type) ([]structField, error) {
 	if f, ok := structFields.Load(t); ok {
-		return f.([]structField), nil
+		return f, nil
 	}
 	var fields []structField
 	for i := range t.NumField() {
@@ -246,7 +248,10 @@ func validType(ctx context.Context, n *typeNode, v tftypes.Value) error {
 func encodeValue(ctx context.Context, n *typeNode, src reflect.Value) (tftypes.Value, error) {
 	t := src.Type()
 	if t.Implements(attrValueInterface) {
-		av := src.Interface().(attr.Value)
+		av, ok := src.Interface().(attr.Value)
+		if !ok {
+			return tftypes.Value{}, fmt.Errorf("%s implements attr.Value but its value does not", t)
+		}
 		tv, err := av.ToTerraformValue(ctx)
 		if err != nil {
 			return tftypes.Value{}, err

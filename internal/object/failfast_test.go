@@ -84,7 +84,7 @@ func TestReadsFailFast(t *testing.T) {
 		ds := &DataSource[Header, testPolicy]{Kind: liveKind.ready(), client: ClientHolder{C: c}}
 		var s datasource.SchemaResponse
 		ds.Schema(ctx, datasource.SchemaRequest{}, &s)
-		typ := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		typ := objectType(t, s.Schema.Type().TerraformType(ctx))
 		req := datasource.ReadRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: configOf(ctx, typ, map[string]tftypes.Value{
 			"name": tftypes.NewValue(tftypes.String, "p.example.com"),
 		})}}
@@ -100,7 +100,7 @@ func TestReadsFailFast(t *testing.T) {
 		ds := &ListDataSource[Header, testPolicy]{Kind: liveKind.ready(), client: ClientHolder{C: c}}
 		var s datasource.SchemaResponse
 		ds.Schema(ctx, datasource.SchemaRequest{}, &s)
-		typ := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		typ := objectType(t, s.Schema.Type().TerraformType(ctx))
 		req := datasource.ReadRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: configOf(ctx, typ, map[string]tftypes.Value{
 			"label_selector": tftypes.NewValue(tftypes.String, "team=a"),
 		})}}
@@ -116,11 +116,14 @@ func TestReadsFailFast(t *testing.T) {
 	})
 
 	within("the list resource", func() string {
-		l := NewListResource(liveKind)().(*ListResource[Header, testPolicy])
+		l, ok := NewListResource(liveKind)().(*ListResource[Header, testPolicy])
+		if !ok {
+			t.Fatal("NewListResource made no *ListResource")
+		}
 		l.C = c
 		var s fwlist.ListResourceSchemaResponse
 		l.ListResourceConfigSchema(ctx, fwlist.ListResourceSchemaRequest{}, &s)
-		typ := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		typ := objectType(t, s.Schema.Type().TerraformType(ctx))
 		stream := &fwlist.ListResultsStream{}
 		l.List(ctx, fwlist.ListRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: configOf(ctx, typ, nil)}}, stream)
 		for r := range stream.Results {
@@ -134,4 +137,14 @@ func TestReadsFailFast(t *testing.T) {
 		t.Fatal("the list resource listed a refusing cluster")
 		return ""
 	})
+}
+
+// objectType is typ, the type of a schema: an object.
+func objectType(t *testing.T, typ tftypes.Type) tftypes.Object {
+	t.Helper()
+	o, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("the schema's type is %s, not an object", typ)
+	}
+	return o
 }

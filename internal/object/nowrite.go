@@ -196,7 +196,11 @@ func walkDiffs(at string, state, plan tftypes.Value, out *[]valueDiff) {
 		if !state.IsNull() && state.As(&s) != nil || plan.As(&p) != nil {
 			break
 		}
-		elem := typ.(tftypes.Map).ElementType
+		mt, ok := typ.(tftypes.Map)
+		if !ok {
+			break
+		}
+		elem := mt.ElementType
 		keys := slices.Sorted(maps.Keys(p))
 		for k := range s {
 			if _, ok := p[k]; !ok {

@@ -43,10 +43,13 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if create {
 		clearPlannedIdentity(ctx, resp.Identity)
-	} else if resp.Private != nil {
-		// Only this plan's dry run may decide that the apply writes
-		// nothing (planNoWrite).
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, noWriteKey, nil)...)
+	} else {
+		r.warnUnsent(ctx, req.Private, req.Plan, req.State, &resp.Diagnostics)
+		if resp.Private != nil {
+			// Only this plan's dry run may decide that the apply writes
+			// nothing (planNoWrite).
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, noWriteKey, nil)...)
+		}
 	}
 	k := r.Kind
 	plan, t, diags := r.Decode(ctx, req.Plan.Raw)

@@ -314,6 +314,8 @@ func (r *Resource[M, T]) save(ctx context.Context, obj *T, plan *M, t timeouts.V
 		state.Raw = raw
 	}
 	r.keepOwnership(ctx, cfg, private, diags)
+	// The write sent what a moved state claimed (KeepUnsent).
+	diags.Append(private.SetKey(ctx, unsentKey, nil)...)
 	r.keepServerObject(ctx, obj, private, diags)
 	SetIdentity(ctx, identity, r.Kind.Meta(obj).Name, diags)
 }

@@ -38,7 +38,10 @@ type policyState[S any] struct {
 func checkCodec[M object.Model, T, St any](t *testing.T, k *object.Description[M, T], obj *T, whole func(M, timeouts.Value) St, part func(St) M) {
 	t.Helper()
 	ctx := context.Background()
-	r := object.NewResource(k)().(*object.Resource[M, T])
+	r, ok := object.NewResource(k)().(*object.Resource[M, T])
+	if !ok {
+		t.Fatal("NewResource made no *object.Resource")
+	}
 	var s resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
 	timeoutsType := s.Schema.Blocks["timeouts"].Type()
@@ -46,14 +49,18 @@ func checkCodec[M object.Model, T, St any](t *testing.T, k *object.Description[M
 	if err != nil {
 		t.Fatal(err)
 	}
+	to, ok := tv.(timeouts.Value)
+	if !ok {
+		t.Fatalf("the timeouts block's value is a %T", tv)
+	}
 	m := k.FlattenObject(obj, nil)
-	st := whole(m, tv.(timeouts.Value))
+	st := whole(m, to)
 
 	want := tfsdk.State{Schema: s.Schema}
 	if diags := want.Set(ctx, st); diags.HasError() {
 		t.Fatal(diags)
 	}
-	got, diags := r.Encode(ctx, &m, tv.(timeouts.Value))
+	got, diags := r.Encode(ctx, &m, to)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 )
@@ -25,6 +26,13 @@ const hashicorpPolicyType = "kubernetes_validating_admission_policy_v1"
 // anything else from the server. Labels and annotations are read by the rule
 // of an object without prior state (metadata.Own): other tools' bookkeeping
 // in that state is left to them.
+//
+// That provider never sends a validation's reason to the server (its
+// expandValidatingAdmissionPolicySpec drops it: "v1beta1 doesn't have Reason
+// field"), though its state records the configured one. The moved state has
+// none, as the live object, and the reasons the source state claims are kept
+// beside it (object.KeepUnsent): a plan that sets one says on its line that
+// the server never had it.
 func validatingPolicyMovers(_ context.Context, write object.StateWriter[validatingPolicy]) []resource.StateMover {
 	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
 		if !object.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != hashicorpPolicyType {
@@ -48,9 +56,31 @@ func validatingPolicyMovers(_ context.Context, write object.StateWriter[validati
 			fail("Its state has no metadata.name.")
 			return
 		}
+		var unsent []object.Unsent
+		for i := range obj.Spec.Validations {
+			v := &obj.Spec.Validations[i]
+			if v.Reason != nil {
+				unsent = append(unsent, object.Unsent{
+					Path:  field.NewPath("spec", "validations").Index(i).Child("reason").String(),
+					Value: string(*v.Reason),
+					Why:   unsentReason(string(*v.Reason)),
+				})
+				v.Reason = nil
+			}
+		}
 		resp.Diagnostics.Append(write(ctx, obj, &resp.TargetState)...)
+		resp.Diagnostics.Append(object.KeepUnsent(ctx, resp.TargetPrivate, unsent)...)
 		object.SetIdentity(ctx, resp.TargetIdentity, obj.Name, &resp.Diagnostics)
 	}}}
+}
+
+// unsentReason says why a reason moved from hashicorp/kubernetes is not on
+// the server, and what the plan that sets it does.
+func unsentReason(reason string) string {
+	return "The state moved from hashicorp/kubernetes records reason = \"" + reason + "\" for this validation, but that provider never " +
+		"sends a validation's reason to the API server (it drops the field), so the live ValidatingAdmissionPolicy has none and " +
+		"answers a failed validation with the server's default reason, Invalid. This plan sets it as configured: the apply writes " +
+		"it, and this provider's field manager owns it from then on. To leave the policy as it is, remove reason from the configuration."
 }
 
 // hashicorpPolicy is the state of kubernetes_validating_admission_policy_v1,

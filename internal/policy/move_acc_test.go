@@ -145,10 +145,12 @@ moved {
 
 // TestAccMovePolicyFromHashicorpKubernetes applies a validating admission
 // policy with a provider that has hashicorp/kubernetes' schema and writes
-// its state, then moves it to this provider with a moved block: nothing is
-// created or destroyed, the policy keeps its UID, Helm's annotations that
-// the source state held are left to Helm (not planned for removal), and the
-// plan after the move is empty. A change afterwards is an update in place.
+// its state (with the validation's reason, which that provider never sends
+// to the server), refreshes it, then moves it to this provider with a moved
+// block: nothing is created or destroyed, the plan changes nothing but the
+// reason, the policy keeps its UID, Helm's annotations that the source state
+// held are left to Helm (not planned for removal), and the plan after the
+// move's apply is empty. A change afterwards is an update in place.
 func TestAccMovePolicyFromHashicorpKubernetes(t *testing.T) {
 	name := randomName()
 	api := acctest.Clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies()
@@ -176,7 +178,7 @@ func TestAccMovePolicyFromHashicorpKubernetes(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy: func(*terraform.State) error {
 			if _, err := readUID(); err == nil {
@@ -192,13 +194,19 @@ func TestAccMovePolicyFromHashicorpKubernetes(t *testing.T) {
 					return err
 				},
 			},
+			{RefreshState: true},
 			{
 				Config: movedPolicyConfig(t, name, `{ team = "platform" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						acctest.ExpectChangedOnly(addr, "spec.0.validations.0.reason"),
+					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("spec").AtSliceIndex(0).AtMapKey("validations").AtSliceIndex(0).AtMapKey("reason"),
+						knownvalue.StringExact("Invalid")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("metadata").AtSliceIndex(0).AtMapKey("annotations"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("spec").AtSliceIndex(0).AtMapKey("match_constraints").AtSliceIndex(0).AtMapKey("match_policy"),

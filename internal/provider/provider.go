@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -21,6 +22,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/functions"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/protocol"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
 
@@ -31,11 +33,29 @@ func New(version string) func() provider.Provider {
 
 type admissionProvider struct {
 	version string
+	// configured is what the last Configure answered, which the protocol
+	// server passes to the resources it calls (protocol.Configured).
+	configured atomic.Pointer[configuration]
+}
+
+type configuration struct {
+	resourceData any
+	deferred     bool
+}
+
+// Configuration is what the last Configure gave the resources, and whether
+// it deferred them (protocol.Configured).
+func (p *admissionProvider) Configuration() (resourceData any, deferred bool) {
+	if c := p.configured.Load(); c != nil {
+		return c.resourceData, c.deferred
+	}
+	return nil, false
 }
 
 var (
 	_ provider.Provider                  = (*admissionProvider)(nil)
 	_ provider.ProviderWithListResources = (*admissionProvider)(nil)
+	_ protocol.Configured                = (*admissionProvider)(nil)
 )
 
 type providerModel struct {
@@ -143,6 +163,11 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 }
 
 func (p *admissionProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	// The framework keeps what Configure answered, errors or not
+	// (fwserver.(*Server).ConfigureProvider): so does the provider.
+	defer func() {
+		p.configured.Store(&configuration{resourceData: resp.ResourceData, deferred: resp.Deferred != nil})
+	}()
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

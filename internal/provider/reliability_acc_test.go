@@ -684,7 +684,10 @@ data "admission_mutating_webhook_configurations" "all" {}
 		p := provider.New("test")()
 		var sresp fwprovider.SchemaResponse
 		p.Schema(ctx, fwprovider.SchemaRequest{}, &sresp)
-		typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		typ, ok := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		if !ok {
+			t.Fatal("the provider schema is not an object")
+		}
 		vals := map[string]tftypes.Value{}
 		for n, at := range typ.AttributeTypes {
 			vals[n] = tftypes.NewValue(at, nil)

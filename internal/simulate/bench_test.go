@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 const fiveValidations = `
@@ -56,11 +58,11 @@ spec:
 	var requests []map[string]any
 	for i := 0; i < 1000; i++ {
 		d := deployment([]string{"default", "apps", "kube-system"}[i%3], i%8)
-		d["metadata"].(map[string]any)["name"] = fmt.Sprintf("web-%d", i)
+		jsontest.Object(b, d, "metadata")["name"] = fmt.Sprintf("web-%d", i)
 		if i%2 == 0 {
-			d["metadata"].(map[string]any)["labels"] = map[string]any{"team": "a"}
+			jsontest.Object(b, d, "metadata")["labels"] = map[string]any{"team": "a"}
 		}
-		d["spec"].(map[string]any)["template"] = map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": []string{"nginx:1.27", "nginx:latest"}[i%2]}}}}
+		jsontest.Object(b, d, "spec")["template"] = map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": []string{"nginx:1.27", "nginx:latest"}[i%2]}}}}
 		requests = append(requests, map[string]any{"object": d, "params": []any{limits}})
 	}
 	ctx := context.Background()

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 func mutateCase(t *testing.T, policy string, req map[string]any) *MutateResult {
@@ -65,7 +67,9 @@ spec:
 		t.Errorf("annotations %v", res.Object.GetAnnotations())
 	}
 	containers, _, _ := unstructured.NestedSlice(res.Object.Object, "spec", "containers")
-	if len(containers) != 2 || containers[0].(map[string]any)["imagePullPolicy"] != "Always" || containers[1].(map[string]any)["name"] != "sidecar" {
+	pull, _ := jsontest.At(containers, 0, "imagePullPolicy")
+	name, _ := jsontest.At(containers, 1, "name")
+	if len(containers) != 2 || pull != "Always" || name != "sidecar" {
 		t.Errorf("containers merged by name: %v", containers)
 	}
 	// A deployment is not matched: the object is unchanged.

@@ -84,7 +84,8 @@ func (x *Expander) Strings(v types.List, p *field.Path) []string {
 	}
 	out := make([]string, 0, len(v.Elements()))
 	for i, e := range v.Elements() {
-		out = append(out, x.Str(e.(types.String), p.Index(i)))
+		s, _ := e.(types.String) // a list of strings in the schema: another element reads as null
+		out = append(out, x.Str(s, p.Index(i)))
 	}
 	return out
 }
@@ -100,7 +101,8 @@ func (x *Expander) StringMap(v types.Map, p *field.Path) map[string]string {
 	}
 	out := make(map[string]string, len(v.Elements()))
 	for k, e := range v.Elements() {
-		out[k] = x.Str(e.(types.String), p.Key(k))
+		s, _ := e.(types.String) // a map of strings in the schema: another element reads as null
+		out[k] = x.Str(s, p.Key(k))
 	}
 	return out
 }

@@ -129,7 +129,10 @@ func Computed(attrs map[string]schema.Attribute, blocks map[string]schema.Block)
 		}
 	}
 	for name, b := range blocks {
-		lb := b.(schema.ListNestedBlock)
+		lb, ok := b.(schema.ListNestedBlock)
+		if !ok {
+			panic("tfschema.Computed: no read-only form for block " + name)
+		}
 		out[name] = dsschema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: ReadOnlyDescription(lb.MarkdownDescription),

@@ -126,7 +126,10 @@ func TestComputedDescriptions(t *testing.T) {
 		},
 	}
 	out := tfschema.Computed(attrs, blocks)
-	inner := out["inner"].(dsschema.ListNestedAttribute)
+	inner, ok := out["inner"].(dsschema.ListNestedAttribute)
+	if !ok {
+		t.Fatalf("inner is a %T, want a list nested attribute", out["inner"])
+	}
 	for name, got := range map[string]string{
 		"mode":       out["mode"].GetMarkdownDescription(),
 		"name":       out["name"].GetMarkdownDescription(),

@@ -17,7 +17,7 @@ var cluster *controlplane.ControlPlane
 func TestMain(m *testing.M) {
 	if os.Getenv("TF_ACC") == "" {
 		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "typecheck: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
+			fmt.Fprintln(os.Stderr, "typecheck: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
 			os.Exit(1)
 		}
 		os.Exit(m.Run())

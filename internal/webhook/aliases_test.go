@@ -43,7 +43,8 @@ type resourceState[H hook] struct {
 
 // resourceOf is the resource of the kind k.
 func resourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.Resource[objectModel[H], configuration] {
-	return object.NewResource(k)().(*object.Resource[objectModel[H], configuration])
+	r, _ := object.NewResource(k)().(*object.Resource[objectModel[H], configuration]) // what NewResource makes
+	return r
 }
 
 // expand is the mutating kind's expansion of m.

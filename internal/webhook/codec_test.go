@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -86,7 +87,11 @@ func nullTimeouts(t testing.TB) (v timeoutsValue) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return av.(timeoutsValue)
+	v, ok := av.(timeoutsValue)
+	if !ok {
+		t.Fatalf("the timeouts block's value is a %T", av)
+	}
+	return v
 }
 
 // TestCodecTimeoutsAndUnknownBlocks covers what the fuzz does not: a
@@ -108,7 +113,10 @@ func TestCodecTimeoutsAndUnknownBlocks(t *testing.T) {
 			return tftypes.NewValue(tftypes.String, "3m"), nil
 		}
 		if p.Equal(tftypes.NewAttributePath().WithAttributeName("timeouts")) && v.IsNull() {
-			typ := v.Type().(tftypes.Object)
+			typ, ok := v.Type().(tftypes.Object)
+			if !ok {
+				return v, fmt.Errorf("timeouts is a %s", v.Type())
+			}
 			vals := map[string]tftypes.Value{}
 			for name, at := range typ.AttributeTypes {
 				vals[name] = tftypes.NewValue(at, nil)

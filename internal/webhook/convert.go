@@ -14,6 +14,13 @@ import (
 // no I/O: model → API → model is the identity for every value the server can
 // store.
 
+// expandWebhooks sets the webhooks of obj from m (object.Description.Expand).
+func expandWebhooks[H hook](x *tfconv.Expander, m *objectModel[H], obj *configuration) {
+	for i, w := range m.Webhook {
+		obj.Webhooks = append(obj.Webhooks, expandWebhook(x, w, field.NewPath("webhooks").Index(i)))
+	}
+}
+
 func expandWebhook(x *tfconv.Expander, h hook, p *field.Path) admissionregistrationv1.MutatingWebhook {
 	w := h.base()
 	hook := admissionregistrationv1.MutatingWebhook{

@@ -105,7 +105,8 @@ func show(v reflect.Value) string {
 		}
 	}
 	if v.Type().Implements(attrValueType) {
-		return v.Interface().(attr.Value).String()
+		av, _ := v.Interface().(attr.Value) // its type implements it
+		return av.String()
 	}
 	if b, ok := v.Interface().([]byte); ok {
 		return strconv.Quote(string(b))
@@ -119,14 +120,16 @@ func show(v reflect.Value) string {
 func (d *differ) walk(p string, want, got reflect.Value) {
 	t := want.Type()
 	if t.Implements(attrValueType) {
-		w, g := want.Interface().(attr.Value), got.Interface().(attr.Value)
+		w, _ := want.Interface().(attr.Value) // t implements it
+		g, _ := got.Interface().(attr.Value)
 		if !w.Equal(g) {
 			d.add(p, w.String(), g.String())
 		}
 		return
 	}
 	if t == metaTimeType {
-		w, g := want.Interface().(metav1.Time), got.Interface().(metav1.Time)
+		w, _ := want.Interface().(metav1.Time) // t is metav1.Time
+		g, _ := got.Interface().(metav1.Time)
 		if !w.Equal(&g) {
 			d.add(p, show(want), show(got))
 		}

@@ -17,7 +17,7 @@ func TestAccImportBlockOfObjectMadeWithClientGo(t *testing.T) {
 	name := randomName()
 	cs := acctest.Clientset(t)
 	createWithClientGo(t, cs, name)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{
@@ -50,7 +50,7 @@ func TestAccImportBlockOfObjectMadeWithClientGo(t *testing.T) {
 // Terraform supports from 1.12. Older CLIs skip this test and say so.
 func TestAccImportByResourceIdentity(t *testing.T) {
 	name := randomName()
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
 			tfversion.SkipBelow(tfversion.Version1_12_0),

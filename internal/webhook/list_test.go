@@ -146,5 +146,6 @@ func TestListResultWithoutResource(t *testing.T) {
 
 // listResourceOf is the list resource of the kind k.
 func listResourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.ListResource[objectModel[H], configuration] {
-	return object.NewListResource(k)().(*object.ListResource[objectModel[H], configuration])
+	l, _ := object.NewListResource(k)().(*object.ListResource[objectModel[H], configuration]) // what NewListResource makes
+	return l
 }

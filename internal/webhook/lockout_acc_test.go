@@ -347,10 +347,10 @@ func probeObject(t *testing.T, p advice.LockoutProbe) *unstructured.Unstructured
 	default:
 		t.Fatalf("no object for %s", p.Resource)
 	}
-	o := map[string]any{"apiVersion": p.Resource.GroupVersion().String(), "kind": p.Kind,
-		"metadata": map[string]any{"name": p.Name}}
+	meta := map[string]any{"name": p.Name}
+	o := map[string]any{"apiVersion": p.Resource.GroupVersion().String(), "kind": p.Kind, "metadata": meta}
 	if p.Namespace != "" {
-		o["metadata"].(map[string]any)["namespace"] = p.Namespace
+		meta["namespace"] = p.Namespace
 	}
 	if spec != nil {
 		o["spec"] = spec

@@ -19,7 +19,9 @@ import (
 
 // hashicorpConfig is a configuration of hashicorp/kubernetes' two webhook
 // configuration resources, as its users write it: the mutating one with
-// every field that provider has, the validating one with a service.
+// every field that provider has, the validating one with a service and
+// neither labels nor annotations (which that provider's refresh stores as
+// empty maps).
 func hashicorpConfig(t *testing.T, mutating, validating string) string {
 	return fmt.Sprintf(`
 provider "kubernetes" {
@@ -85,8 +87,7 @@ resource "kubernetes_mutating_webhook_configuration_v1" "injector" {
 
 resource "kubernetes_validating_webhook_configuration_v1" "checker" {
   metadata {
-    name   = %[3]q
-    labels = { team = "platform" }
+    name = %[3]q
   }
   webhook {
     name                      = "check.vfull.example.com"
@@ -138,10 +139,12 @@ moved {
 }
 
 // TestAccMoveFromHashicorpKubernetes applies webhook configurations with a
-// provider that has hashicorp/kubernetes' schema and writes its state, then
-// moves them to this provider with moved blocks: nothing is created or
-// destroyed, the objects keep their UID, and the plan after the move's apply
-// is empty.
+// provider that has hashicorp/kubernetes' schema and writes its state,
+// refreshes that state as any plan or apply with hashicorp/kubernetes does,
+// then moves them to this provider with moved blocks: the plan is the moves
+// only, nothing is created, changed or destroyed, the apply sends nothing
+// (the objects keep their UID and resourceVersion), and the plan after it is
+// empty.
 func TestAccMoveFromHashicorpKubernetes(t *testing.T) {
 	mutatingName, validatingName := randomName(), randomName()
 	cs := acctest.Clientset(t).AdmissionregistrationV1()
@@ -149,20 +152,25 @@ func TestAccMoveFromHashicorpKubernetes(t *testing.T) {
 	maps.Copy(factories, acctest.ProviderFactories)
 	maps.Copy(factories, kubernetesstandin.ProviderFactories())
 
-	var uids [2]string
-	readUIDs := func() ([2]string, error) {
+	// The UIDs and resourceVersions of the two objects.
+	var uids, versions [2]string
+	read := func() (uids, versions [2]string, err error) {
 		m, err := cs.MutatingWebhookConfigurations().Get(context.Background(), mutatingName, metav1.GetOptions{})
 		if err != nil {
-			return [2]string{}, err
+			return uids, versions, err
 		}
 		v, err := cs.ValidatingWebhookConfigurations().Get(context.Background(), validatingName, metav1.GetOptions{})
 		if err != nil {
-			return [2]string{}, err
+			return uids, versions, err
 		}
-		return [2]string{string(m.UID), string(v.UID)}, nil
+		return [2]string{string(m.UID), string(v.UID)}, [2]string{m.ResourceVersion, v.ResourceVersion}, nil
+	}
+	readUIDs := func() ([2]string, error) {
+		u, _, err := read()
+		return u, err
 	}
 	mutatingAddr, validatingAddr := "admission_mutating_webhook_configuration.injector", "admission_validating_webhook_configuration.checker"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy: func(s *terraform.State) error {
 			if _, err := readUIDs(); err == nil {
@@ -174,23 +182,39 @@ func TestAccMoveFromHashicorpKubernetes(t *testing.T) {
 			{
 				Config: hashicorpConfig(t, mutatingName, validatingName),
 				Check: func(*terraform.State) (err error) {
-					uids, err = readUIDs()
+					uids, versions, err = read()
 					return err
 				},
 			},
 			{
+				// hashicorp/kubernetes' refresh: its state then holds
+				// labels = {} and annotations = {} for maps the object has not.
+				RefreshState: true,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("kubernetes_validating_webhook_configuration_v1.checker", "metadata.0.labels.%", "0"),
+					resource.TestCheckResourceAttr("kubernetes_validating_webhook_configuration_v1.checker", "metadata.0.annotations.%", "0"),
+					resource.TestCheckResourceAttr("kubernetes_validating_webhook_configuration_v1.checker", "webhook.0.client_config.0.ca_bundle", ""),
+				),
+			},
+			{
 				Config: movedConfig(t, mutatingName, validatingName),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(mutatingAddr, plancheck.ResourceActionNoop),
-					plancheck.ExpectResourceAction(validatingAddr, plancheck.ResourceActionNoop),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(mutatingAddr, plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(validatingAddr, plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 				Check: func(*terraform.State) error {
-					after, err := readUIDs()
+					afterUIDs, afterVersions, err := read()
 					if err != nil {
 						return err
 					}
-					if after != uids {
-						return fmt.Errorf("the objects were replaced: UIDs %v before the move, %v after", uids, after)
+					if afterUIDs != uids {
+						return fmt.Errorf("the objects were replaced: UIDs %v before the move, %v after", uids, afterUIDs)
+					}
+					if afterVersions != versions {
+						return fmt.Errorf("the move wrote to the objects: resourceVersions %v before, %v after", versions, afterVersions)
 					}
 					return nil
 				},

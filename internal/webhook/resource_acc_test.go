@@ -89,7 +89,7 @@ func webhookPath(i int, names ...any) tfjsonpath.Path {
 
 func TestAccMinimalShowsServerDefaults(t *testing.T) {
 	name := randomName()
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{{
@@ -236,7 +236,7 @@ resource "admission_mutating_webhook_configuration" "test" {
 
 func TestAccFullConfigImportAndUpdate(t *testing.T) {
 	name := randomName()
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{
@@ -313,7 +313,7 @@ func TestAccFullConfigImportAndUpdate(t *testing.T) {
 func TestAccDriftIsShownAndRepaired(t *testing.T) {
 	name := randomName()
 	cs := acctest.Clientset(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{
@@ -361,7 +361,7 @@ func TestAccInjectedCABundleIsLeftAlone(t *testing.T) {
 	name := randomName()
 	cs := acctest.Clientset(t)
 	injected := caPEM
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{
@@ -402,7 +402,7 @@ func TestAccInjectedCABundleIsLeftAlone(t *testing.T) {
 func TestAccConflictWithAnotherApplierIsAnError(t *testing.T) {
 	name := randomName()
 	cs := acctest.Clientset(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{
@@ -439,7 +439,7 @@ func TestAccConflictWithAnotherApplierIsAnError(t *testing.T) {
 func TestAccCreateOverExistingObjectFails(t *testing.T) {
 	name := randomName()
 	cs := acctest.Clientset(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -515,7 +515,7 @@ resource "admission_mutating_webhook_configuration" "test" {
   }
 }
 `, name)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{{

@@ -86,7 +86,7 @@ func TestAccUpdateEachAttribute(t *testing.T) {
 	// drops the finalizer so that the final destroy can finish.
 	steps = append(steps, resource.TestStep{Config: base}, resource.TestStep{Config: minimalConfig(t, name)})
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkGone(t, name),
 		Steps:                    steps,

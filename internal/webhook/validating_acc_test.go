@@ -194,7 +194,7 @@ func TestAccValidatingWebhookConfigurationDiffers(t *testing.T) {
 		_ = cs.ValidatingWebhookConfigurations().Delete(context.Background(), existing, metav1.DeleteOptions{})
 	})
 	minimal := asValidating(minimalConfig(t, name))
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkValidatingGone(t, name),
 		Steps: []resource.TestStep{

@@ -20,6 +20,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // Plan-time validation as a user meets it: the mistakes the API server would reject fail
@@ -224,7 +225,10 @@ func configValue(typ tftypes.Type, v any) tftypes.Value {
 		if v == nil {
 			return tftypes.NewValue(typ, nil)
 		}
-		given := v.(map[string]any)
+		given, ok := v.(map[string]any)
+		if !ok {
+			panic(fmt.Sprintf("configValue: %T for an object", v))
+		}
 		attrs := map[string]tftypes.Value{}
 		for name, at := range typ.AttributeTypes {
 			attrs[name] = configValue(at, given[name])
@@ -242,8 +246,12 @@ func configValue(typ tftypes.Type, v any) tftypes.Value {
 			}
 			return tftypes.NewValue(typ, nil)
 		}
+		list, ok := v.([]any)
+		if !ok {
+			panic(fmt.Sprintf("configValue: %T for a list", v))
+		}
 		var elems []tftypes.Value
-		for _, e := range v.([]any) {
+		for _, e := range list {
 			elems = append(elems, configValue(typ.ElementType, e))
 		}
 		return tftypes.NewValue(typ, elems)
@@ -251,8 +259,12 @@ func configValue(typ tftypes.Type, v any) tftypes.Value {
 		if v == nil {
 			return tftypes.NewValue(typ, nil)
 		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			panic(fmt.Sprintf("configValue: %T for a map", v))
+		}
 		elems := map[string]tftypes.Value{}
-		for k, e := range v.(map[string]any) {
+		for k, e := range m {
 			elems[k] = configValue(typ.ElementType, e)
 		}
 		return tftypes.NewValue(typ, elems)
@@ -323,19 +335,19 @@ func TestAccValidationDiagnosticsOnAttributePaths(t *testing.T) {
 		"webhook name with two segments": func(h map[string]any) { h["name"] = "validation.example" },
 		"timeout over 30 seconds":        func(h map[string]any) { h["timeout_seconds"] = 31 },
 		"service path segment with upper case": func(h map[string]any) {
-			h["client_config"].([]any)[0].(map[string]any)["service"].([]any)[0].(map[string]any)["path"] = "/Validate"
+			jsontest.Object(t, h, "client_config", 0, "service", 0)["path"] = "/Validate"
 		},
 		"wildcard resource before a plain resource": func(h map[string]any) {
-			h["rule"].([]any)[0].(map[string]any)["resources"] = []any{"*", "pods"}
+			jsontest.Object(t, h, "rule", 0)["resources"] = []any{"*", "pods"}
 		},
 		"match condition that is not bool": func(h map[string]any) {
-			h["match_conditions"].([]any)[0].(map[string]any)["expression"] = "object.spec.enabled"
+			jsontest.Object(t, h, "match_conditions", 0)["expression"] = "object.spec.enabled"
 		},
 		"url with a query": func(h map[string]any) {
 			h["client_config"] = []any{map[string]any{"url": "https://hooks.example.com/mutate?debug=1"}}
 		},
 		"both url and service": func(h map[string]any) {
-			h["client_config"].([]any)[0].(map[string]any)["url"] = "https://hooks.example.com/mutate"
+			jsontest.Object(t, h, "client_config", 0)["url"] = "https://hooks.example.com/mutate"
 		},
 	}
 	if diags := validateResourceConfig(t, validConfigValue(nil)); len(diags) != 0 {
@@ -363,15 +375,15 @@ func TestOneErrorPerMistake(t *testing.T) {
 		change func(cfg map[string]any)
 		want   string // part of the only error's detail
 	}{
-		{"failure_policy in lower case", func(cfg map[string]any) { hook0Config(cfg)["failure_policy"] = "fail" },
+		{"failure_policy in lower case", func(cfg map[string]any) { hook0Config(t, cfg)["failure_policy"] = "fail" },
 			`Unsupported value: "fail": supported values: "Fail", "Ignore" (API field webhooks[0].failurePolicy)`},
 		{"selector operator in lower case", func(cfg map[string]any) {
-			hook0Config(cfg)["namespace_selector"].([]any)[0].(map[string]any)["match_expressions"].([]any)[0].(map[string]any)["operator"] = "in"
+			jsontest.Object(t, hook0Config(t, cfg), "namespace_selector", 0, "match_expressions", 0)["operator"] = "in"
 		}, "not a valid selector operator: one of In, NotIn, Exists, DoesNotExist"},
 		{"no metadata block", func(cfg map[string]any) { delete(cfg, "metadata") }, "Block metadata must have a configuration value"},
 		{"no name", func(cfg map[string]any) { cfg["metadata"] = []any{map[string]any{}} },
 			"Must set a configuration value for the metadata[0].name attribute"},
-		{"no client_config block", func(cfg map[string]any) { delete(hook0Config(cfg), "client_config") },
+		{"no client_config block", func(cfg map[string]any) { delete(hook0Config(t, cfg), "client_config") },
 			"Block webhook[0].client_config must have a configuration value"},
 	}
 	for _, tc := range cases {
@@ -386,8 +398,9 @@ func TestOneErrorPerMistake(t *testing.T) {
 	}
 }
 
-func hook0Config(cfg map[string]any) map[string]any {
-	return cfg["webhook"].([]any)[0].(map[string]any)
+func hook0Config(t *testing.T, cfg map[string]any) map[string]any {
+	t.Helper()
+	return jsontest.Object(t, cfg, "webhook", 0)
 }
 
 func showDiags(diags []*tfprotov6.Diagnostic) string {

@@ -18,13 +18,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
@@ -116,11 +114,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		ImportExample:   "my-webhooks",
 		SelectorExample: "app=injector,tier!=test",
 		Meta:            func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
-		Expand: func(x *tfconv.Expander, m *objectModel[H], obj *configuration) {
-			for i, w := range m.Webhook {
-				obj.Webhooks = append(obj.Webhooks, expandWebhook(x, w, field.NewPath("webhooks").Index(i)))
-			}
-		},
+		Expand:          expandWebhooks[H],
 		Flatten: func(h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
 			return flatten(k.newHook, h, obj, prior)
 		},
@@ -142,8 +136,8 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		Imported:      func(obj *configuration, m *objectModel[H]) { readAppliedEmptyCABundles(k.newHook, obj, m) },
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
-		StateMovers: func(context.Context, object.StateWriter[configuration]) []resource.StateMover {
-			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes(k.typeName)}}
+		StateMovers: func(_ context.Context, write object.StateWriter[configuration]) []resource.StateMover {
+			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes[H](k.typeName, write)}}
 		},
 	}
 }

@@ -7,6 +7,17 @@ terraform {
   }
 }
 
+# No cluster needed: `terraform plan` runs the function on the planned
+# resource. The provider still needs connection settings (see "Planning
+# without a cluster" on the provider's page): any address, with no dry run
+# at plan, and the Kubernetes version the checks follow. Against a real
+# cluster, configure the provider as usual instead.
+provider "admission" {
+  host               = "https://127.0.0.1:6443"
+  dry_run_on_plan    = false
+  kubernetes_version = "1.37"
+}
+
 resource "admission_mutating_webhook_configuration" "injector" {
   metadata {
     name = "sidecar-injector.example.com"
@@ -47,7 +58,7 @@ check "injector_spares_kube_system" {
   }
 }
 
-# called = [], skipped = [{ name = "pods.sidecar-injector.example.com",
+# called = [], rejected = "", skipped = [{ name = "pods.sidecar-injector.example.com",
 # reason = "namespace_selector", detail = "kubernetes.io/metadata.name notin (injector,kube-system)" }]
 output "kube_system_pod" {
   value = provider::admission::webhooks(admission_mutating_webhook_configuration.injector, {

@@ -355,7 +355,11 @@ func freePorts(n int) ([]int, error) {
 			return nil, err
 		}
 		defer func() { _ = l.Close() }()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		addr, ok := l.Addr().(*net.TCPAddr)
+		if !ok {
+			return nil, fmt.Errorf("a tcp listener with the address %v", l.Addr())
+		}
+		ports = append(ports, addr.Port)
 	}
 	return ports, nil
 }

@@ -3,23 +3,25 @@ package kubernetesstandin
 import (
 	"strings"
 	"testing"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/jsontest"
 )
 
 // TestCompareValues checks that the comparison used on the state reports
 // what it should, against the fixture itself.
 func TestCompareValues(t *testing.T) {
-	fresh := func() map[string]any { return loadFixtureState(t)[0].Instances[0].Attributes }
+	fresh := func() map[string]any { return loadFixtureState(t, "state.json")[0].Instances[0].Attributes }
 	want := fresh()
 
 	if diffs := compareValues("", fresh(), want, true); len(diffs) != 0 {
 		t.Errorf("fixture against itself: %v", diffs)
 	}
 
-	webhook := func(m map[string]any, i int) map[string]any { return m["webhook"].([]any)[i].(map[string]any) }
+	webhook := func(m map[string]any, i int) map[string]any { return jsontest.Object(t, m, "webhook", i) }
 	clientConfig := func(m map[string]any, i int) map[string]any {
-		return webhook(m, i)["client_config"].([]any)[0].(map[string]any)
+		return jsontest.Object(t, m, "webhook", i, "client_config", 0)
 	}
-	metadata := func(m map[string]any) map[string]any { return m["metadata"].([]any)[0].(map[string]any) }
+	metadata := func(m map[string]any) map[string]any { return jsontest.Object(t, m, "metadata", 0) }
 
 	for _, tc := range []struct {
 		name   string
@@ -34,7 +36,7 @@ func TestCompareValues(t *testing.T) {
 		{"string for number", func(m map[string]any) { metadata(m)["generation"] = "1" }, false, "metadata.0.generation: string"},
 		{"one block more", func(m map[string]any) {
 			cc := clientConfig(m, 1)
-			cc["service"] = append(cc["service"].([]any), map[string]any{})
+			cc["service"] = append(jsontest.List(t, cc, "service"), map[string]any{})
 		}, false, "webhook.1.client_config.0.service: 1 elements"},
 		{"other value", func(m map[string]any) { webhook(m, 0)["failure_policy"] = "Fail" }, true, "webhook.0.failure_policy:"},
 		{"other value, shape only", func(m map[string]any) { webhook(m, 0)["failure_policy"] = "Fail" }, false, ""},

@@ -316,6 +316,69 @@ func flatten(obj *admissionregistrationv1.MutatingWebhookConfiguration, mutating
 	return m
 }
 
+// refreshed is m as the plugin SDK v2 keeps it after a read (a refresh, the
+// read after an import): flattenMetadataFields always sets the metadata's
+// labels and annotations, and flattenLabelSelector a selector's match_labels,
+// and ReadResource's normalizeNullValues keeps the empty maps the SDK makes
+// of those the object has not, so the state holds labels = {},
+// annotations = {} and match_labels = {} (testdata/state-refreshed.json).
+// After a create or an update, ApplyResourceChange's normalizeNullValues
+// takes the planned null instead, which flatten gives.
+func refreshed(m mutatingModel) mutatingModel {
+	for i := range m.Metadata {
+		md := &m.Metadata[i]
+		md.Labels, md.Annotations = emptyIfNil(md.Labels), emptyIfNil(md.Annotations)
+	}
+	for i := range m.Webhook {
+		w := &m.Webhook[i]
+		for _, sel := range [][]selectorModel{w.NamespaceSelector, w.ObjectSelector} {
+			for j := range sel {
+				sel[j].MatchLabels = emptyIfNil(sel[j].MatchLabels)
+			}
+		}
+	}
+	return m
+}
+
+func emptyIfNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// applied is the state m that a create or update read back, as the plugin
+// SDK v2 keeps it: ApplyResourceChange's normalizeNullValues takes the
+// planned form of a map that is empty or null on both sides.
+func applied(m, planned mutatingModel) mutatingModel {
+	keepEmptyMaps(&m, planned)
+	return m
+}
+
+// keepEmptyMaps keeps in the plan m the empty maps of the prior state that
+// the configuration leaves out (see refreshed): the plugin SDK v2 sees no
+// difference between an empty map and none, so the planned state keeps the
+// prior one's, and a refreshed state keeps them from then on.
+func keepEmptyMaps(m *mutatingModel, prior mutatingModel) {
+	keep := func(planned *map[string]string, prior map[string]string) {
+		if *planned == nil && prior != nil && len(prior) == 0 {
+			*planned = map[string]string{}
+		}
+	}
+	for i := range min(len(m.Metadata), len(prior.Metadata)) {
+		keep(&m.Metadata[i].Labels, prior.Metadata[i].Labels)
+		keep(&m.Metadata[i].Annotations, prior.Metadata[i].Annotations)
+	}
+	for i := range min(len(m.Webhook), len(prior.Webhook)) {
+		w, pw := &m.Webhook[i], prior.Webhook[i]
+		for _, pair := range [][2][]selectorModel{{w.NamespaceSelector, pw.NamespaceSelector}, {w.ObjectSelector, pw.ObjectSelector}} {
+			for j := range min(len(pair[0]), len(pair[1])) {
+				keep(&pair[0][j].MatchLabels, pair[1][j].MatchLabels)
+			}
+		}
+	}
+}
+
 // flattenSelector leaves out a selector that selects everything, as the
 // server sets one when none is given (flattenMutatingWebhook does the same).
 func flattenSelector(in *metav1.LabelSelector) []selectorModel {

@@ -218,10 +218,11 @@ func expandPolicy(m policyModel) *admissionregistrationv1.ValidatingAdmissionPol
 	if k := s.ParamKind; k != nil {
 		obj.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: k.APIVersion.ValueString(), Kind: k.Kind.ValueString()}
 	}
+	// The reason is not sent: expandValidatingAdmissionPolicySpec drops it
+	// ("v1beta1 doesn't have Reason field"), though the state keeps it.
 	for _, v := range s.Validations {
 		obj.Spec.Validations = append(obj.Spec.Validations, admissionregistrationv1.Validation{
 			Expression: v.Expression.ValueString(), Message: v.Message.ValueString(), MessageExpression: v.MessageExpression.ValueString(),
-			Reason: (*metav1.StatusReason)(optional(v.Reason)),
 		})
 	}
 	for _, v := range s.Variables {

@@ -85,6 +85,13 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	fillDefaults(&m, r.mutating)
+	if !req.State.Raw.IsNull() {
+		prior, diags := r.getModel(ctx, req.State.Get)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		keepEmptyMaps(&m, prior)
+	}
 	resp.Diagnostics.Append(r.setModel(ctx, resp.Plan.Set, m)...)
 }
 
@@ -99,7 +106,7 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot create the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, applied(flatten(obj, r.mutating), m))...)
 }
 
 func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -117,7 +124,7 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddError("Cannot read the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, refreshed(flatten(obj, r.mutating)))...)
 }
 
 // Update writes the whole object again over the one in the cluster.
@@ -142,7 +149,7 @@ func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddError("Cannot update the webhook configuration", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, flatten(obj, r.mutating))...)
+	resp.Diagnostics.Append(r.setModel(ctx, resp.State.Set, applied(flatten(obj, r.mutating), plan))...)
 }
 
 func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -13,6 +13,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -37,9 +38,9 @@ type fixtureResource struct {
 
 func (r fixtureResource) address() string { return r.Type + "." + r.Name }
 
-func loadFixtureState(t *testing.T) []fixtureResource {
+func loadFixtureState(t *testing.T, name string) []fixtureResource {
 	t.Helper()
-	raw, err := os.ReadFile(fixture(t, "state.json"))
+	raw, err := os.ReadFile(fixture(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +50,15 @@ func loadFixtureState(t *testing.T) []fixtureResource {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // as tfjson.State decodes numbers
 	if err := dec.Decode(&state); err != nil {
-		t.Fatalf("state.json: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	for _, r := range state.Resources {
 		if len(r.Instances) != 1 {
-			t.Fatalf("state.json: %s has %d instances", r.address(), len(r.Instances))
+			t.Fatalf("%s: %s has %d instances", name, r.address(), len(r.Instances))
 		}
 	}
 	if len(state.Resources) != 3 {
-		t.Fatalf("state.json has %d resources, main.tf declares 3", len(state.Resources))
+		t.Fatalf("%s has %d resources, main.tf declares 3", name, len(state.Resources))
 	}
 	return state.Resources
 }
@@ -80,16 +81,22 @@ func fixtureConfig(t *testing.T) string {
 // stand-in and compares the state with the one hashicorp/kubernetes wrote
 // for it: same schema versions, same attributes at every level with values
 // of the same kinds, and the same values but for those the server chooses
-// (uid, resource_version). It then imports two of the objects, which must
-// read back to the same state, and changes one.
+// (uid, resource_version). Applied again, which refreshes it, the state is
+// the one hashicorp/kubernetes keeps after a refresh (state-refreshed.json:
+// empty maps for the labels, annotations and match_labels the objects have
+// not). It then imports two of the objects, which must read back to the same
+// state, and changes one.
 func TestAccStateMatchesFixture(t *testing.T) {
 	config := fixtureConfig(t)
-	want := loadFixtureState(t)
+	want := loadFixtureState(t, "state.json")
+	wantRefreshed := loadFixtureState(t, "state-refreshed.json")
 
-	var checks []statecheck.StateCheck
-	var shapeChecks []statecheck.StateCheck
+	var checks, refreshedChecks, shapeChecks []statecheck.StateCheck
 	for _, r := range want {
 		checks = append(checks, sameAsFixture{want: r, values: true})
+	}
+	for _, r := range wantRefreshed {
+		refreshedChecks = append(refreshedChecks, sameAsFixture{want: r, values: true})
 		shapeChecks = append(shapeChecks, sameAsFixture{want: r})
 	}
 	checks = append(checks, resourceCount(len(want)))
@@ -100,13 +107,19 @@ func TestAccStateMatchesFixture(t *testing.T) {
 		t.Fatal("main.tf: no side_effects NoneOnDryRun to change")
 	}
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: ProviderFactories(),
 		CheckDestroy:             checkGone(t, want),
 		Steps: []resource.TestStep{
 			{
 				Config:            config,
 				ConfigStateChecks: append(checks, matchesCluster{t: t}),
+			},
+			{
+				// The refresh of this apply is what the state keeps.
+				Config:            config,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: append(refreshedChecks, matchesCluster{t: t}),
 			},
 			{
 				Config:            config,
@@ -216,7 +229,7 @@ func compareValues(p string, got, want any, values bool) []string {
 	var diffs []string
 	switch want := want.(type) {
 	case map[string]any:
-		got := got.(map[string]any)
+		got, _ := got.(map[string]any) // of the same kind as want
 		keys := map[string]bool{}
 		for k := range got {
 			keys[k] = true
@@ -242,7 +255,7 @@ func compareValues(p string, got, want any, values bool) []string {
 			}
 		}
 	case []any:
-		got := got.([]any)
+		got, _ := got.([]any) // of the same kind as want
 		if len(got) != len(want) {
 			return []string{fmt.Sprintf("%s: %d elements %s, want %d %s", at, len(got), show(got), len(want), show(want))}
 		}
@@ -381,7 +394,7 @@ func TestAccPolicyStateMatchesFixture(t *testing.T) {
 	config := strings.Replace(string(cfg), home, fmt.Sprintf("config_path = %q", acctest.Cluster(t).KubeconfigPath), 1)
 	name, _ := want.Instances[0].Attributes["id"].(string)
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: ProviderFactories(),
 		CheckDestroy: func(*terraform.State) error {
 			_, err := acctest.Clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(context.Background(), name, metav1.GetOptions{})

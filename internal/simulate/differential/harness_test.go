@@ -145,7 +145,7 @@ func (d *differentialRun[C]) report(t *testing.T, what, kinds, counts string) {
 	line := fmt.Sprintf("differential: %d/%d %s (%d %s, %d more rejected by the server; %s, %d agreed only when asked again); kube-apiserver %s, %s",
 		d.agree, d.total, what, len(d.cases), kinds, d.rejected, counts, d.retried, d.w.version, time.Since(d.start).Round(time.Millisecond))
 	t.Log(line)
-	// make test prints the lines of go test -v that start with "differential:".
+	// make check prints the lines of go test -v that start with "differential:".
 	fmt.Println(line)
 }
 

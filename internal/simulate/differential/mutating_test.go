@@ -138,12 +138,13 @@ func projection(u *unstructured.Unstructured) map[string]any {
 	if cs, ok, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers"); ok {
 		var containers []any
 		for _, c := range cs {
-			m := c.(map[string]any)
+			m, _ := c.(map[string]any) // unstructured: each container an object
 			containers = append(containers, map[string]any{"name": m["name"], "image": m["image"], "env": m["env"]})
 		}
 		out["containers"] = containers
 	}
-	return roundTrip(out).(map[string]any)
+	p, _ := roundTrip(out).(map[string]any) // a JSON object, as out
+	return p
 }
 
 func TestMutatingAgainstAPIServer(t *testing.T) {

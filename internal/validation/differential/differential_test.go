@@ -387,7 +387,7 @@ func (k kind) check(t *testing.T, serverVersion string) {
 	if k.note != "" {
 		note = "; " + k.note
 	}
-	// make test prints the lines of go test -v that start with "differential:".
+	// make check prints the lines of go test -v that start with "differential:".
 	line := fmt.Sprintf("differential: %d/%d %ss agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen%s); "+
 		"%d with other messages for the same paths; %d warning differences; kube-apiserver %s, %s",
 		agree, len(cases), k.name, valid, invalid, len(rulesCovered), len(kinds), note, messageOnly, warningDiffs, serverVersion, elapsed.Round(time.Millisecond))

@@ -39,7 +39,7 @@ import (
 //
 //	go test ./internal/validation/differential/ -run TestMatrix -matrix -v
 //
-// make test runs it and prints its "matrix:" lines.
+// make check runs it and prints its "matrix:" lines.
 
 var (
 	runMatrix      = flag.Bool("matrix", false, "run the version matrix (builds the oracle of each release)")
@@ -349,7 +349,7 @@ func checkRelease(t *testing.T, r release, cases []matrixCase, answers []oracleA
 		kindNames = append(kindNames, k)
 	}
 	sort.Strings(kindNames)
-	// make test prints the lines of go test -v that start with "matrix:".
+	// make check prints the lines of go test -v that start with "matrix:".
 	line := fmt.Sprintf("matrix: %s: %d/%d agree (%d creates, %d updates, %d rejected; %d kinds); %d with other messages for the same paths; oracle %s",
 		r.version, agree, len(cases), creates, updates, rejected, len(kindNames), messageOnly, oracleTime.Round(time.Millisecond))
 	t.Log(line)

@@ -227,7 +227,7 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 	for _, w := range sortedKeys(warnings) {
 		t.Logf("server warning (%d objects): %s", warnings[w], w)
 	}
-	// make test prints the lines of go test -v that start with "differential:".
+	// make check prints the lines of go test -v that start with "differential:".
 	line := fmt.Sprintf("differential: %d/%d %s agree (%d valid, %d invalid; %d rules covered, %d kinds of (path, reason) seen); "+
 		"%d with other messages for the same paths; %d with the same errors in another order; %d accepted with other defaults; kube-apiserver %s, %s",
 		agree, len(cases), plural(k.name), valid, invalid, len(rulesCovered), len(kinds), messageOnly, otherOrder, defaultDiffs, serverVersion, elapsed.Round(time.Millisecond))

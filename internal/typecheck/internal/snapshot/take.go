@@ -202,8 +202,11 @@ func trim(s map[string]any) map[string]any {
 		}
 		switch k {
 		case "properties":
+			// An OpenAPI schema's properties are an object, allOf a list;
+			// anything else has nothing to keep.
+			in, _ := v.(map[string]any)
 			props := map[string]any{}
-			for name, p := range v.(map[string]any) {
+			for name, p := range in {
 				props[name] = trimAny(p)
 			}
 			v = props
@@ -211,7 +214,8 @@ func trim(s map[string]any) map[string]any {
 			v = trimAny(v)
 		case "allOf":
 			var all []any
-			for _, e := range v.([]any) {
+			in, _ := v.([]any)
+			for _, e := range in {
 				all = append(all, trimAny(e))
 			}
 			v = all
@@ -238,7 +242,8 @@ func refs(v any, out []string) []string {
 		for k, e := range v {
 			switch k {
 			case "properties":
-				for _, p := range e.(map[string]any) {
+				props, _ := e.(map[string]any)
+				for _, p := range props {
 					out = refs(p, out)
 				}
 			case "items", "additionalProperties", "allOf":

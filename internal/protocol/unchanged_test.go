@@ -1,4 +1,4 @@
-package provider
+package protocol_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/protocol"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
 
 // planValues builds, for a resource schema, a prior state that sets every
@@ -29,18 +32,21 @@ type planValues struct {
 }
 
 func (g planValues) object(p path.Path, attrs map[string]schema.Attribute, blocks map[string]schema.Block, state bool) tftypes.Value {
-	typ := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object)
+	typ, ok := schema.Schema{Attributes: attrs, Blocks: blocks}.Type().TerraformType(g.ctx).(tftypes.Object)
+	if !ok {
+		panic("an object of attributes and blocks is not of an object type")
+	}
 	vals := map[string]tftypes.Value{}
 	for name, a := range attrs {
 		t := typ.AttributeTypes[name]
-		has, _ := defaultOf(a)
+		has, _ := protocol.HasDefault(a)
 		switch {
 		case !state && a.IsComputed() && !a.IsOptional():
 			vals[name] = tftypes.NewValue(t, nil)
 		case has && g.omitDefaults && !state:
 			vals[name] = tftypes.NewValue(t, nil)
 		case has && g.omitDefaults && !g.otherThanDefault:
-			v, ok := defaultValue(g.ctx, p.AtName(name), a)
+			v, ok := protocol.DefaultValue(g.ctx, p.AtName(name), a)
 			if !ok {
 				panic("no default value at " + p.AtName(name).String())
 			}
@@ -104,17 +110,19 @@ func dynamic(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.Dynamic
 	return &dv
 }
 
-// The plans that the server answers without the framework (a plan that
-// changes nothing, a destroy) get the framework's answer, for every
-// resource type of the provider: the same planned state, private state and
-// identity, no replacement, no diagnostic. Plans that do change something
-// (a default that applies, a proposed state other than the prior one) go
-// to the framework.
-func TestFastPlansAnswerAsTheFramework(t *testing.T) {
+// The plans that the server answers without a walk over their values (a
+// plan that changes nothing, a destroy) get the framework's answer, for
+// every resource type of the provider: the same planned state, private
+// state and identity, no replacement, no diagnostic, with and without a
+// prior identity (Terraform before 1.12 sends none). Plans that do change
+// something (a default that applies, a proposed state other than the prior
+// one) are not answered so; TestFastPlansAnswerAsTheFramework compares
+// those.
+func TestUnchangedPlansAnswerAsTheFramework(t *testing.T) {
 	ctx := context.Background()
-	fw := providerserver.NewProtocol6(New("test")())()
-	ours := NewServer("test")().(*server)
-	schemas := ours.schemas(ctx)
+	fw := providerserver.NewProtocol6(provider.New("test")())()
+	ours := newServer(t)
+	schemas := resourceSchemas(t)
 	idResp, err := fw.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +155,13 @@ func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 			values          planValues
 			destroy, change bool
 			private         []byte
+			// noIdentity sends no prior identity, as Terraform before
+			// 1.12 and OpenTofu before 1.12 do.
+			noIdentity bool
 		}{
 			{name: "no change", values: planValues{}, private: private},
+			{name: "no change, no prior identity", values: planValues{}, private: private, noIdentity: true},
+			{name: "destroy, no prior identity", values: planValues{}, destroy: true, noIdentity: true},
 			{name: "no change, defaults left out", values: planValues{omitDefaults: true}},
 			{name: "a default applies", values: planValues{omitDefaults: true, otherThanDefault: true}, change: true},
 			{name: "destroy", values: planValues{}, destroy: true, private: private},
@@ -168,6 +181,9 @@ func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 					if c.destroy {
 						r.ProposedNewState, r.Config = null, null
 					}
+					if c.noIdentity {
+						r.PriorIdentity = nil
+					}
 					return r
 				}
 				want, err := fw.PlanResourceChange(ctx, req())
@@ -177,7 +193,7 @@ func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 				for _, d := range want.Diagnostics {
 					t.Logf("framework: %s: %s: %s", d.Severity, d.Summary, d.Detail)
 				}
-				fast := ours.fastPlan(ctx, req())
+				fast := ours.PlanUnchangedFast(ctx, req())
 				if c.change {
 					if fast != nil {
 						t.Fatal("answered without the framework a plan that changes the state (or that the framework refuses)")
@@ -266,7 +282,7 @@ func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 			}
 			changed["id"] = tftypes.NewValue(tftypes.String, "another")
 			proposed := tftypes.NewValue(typ, changed)
-			if fast := ours.fastPlan(ctx, &tfprotov6.PlanResourceChangeRequest{
+			if fast := ours.PlanUnchangedFast(ctx, &tfprotov6.PlanResourceChangeRequest{
 				TypeName: typeName, PriorState: dynamic(t, typ, state), ProposedNewState: dynamic(t, typ, proposed),
 				Config: dynamic(t, typ, cfg), PriorIdentity: identity,
 			}); fast != nil {
