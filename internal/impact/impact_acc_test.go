@@ -325,10 +325,11 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 	}
 
 	// A change: the flips against the policy in the cluster; a binding whose policy is not
-	// known before apply.
-	w.write(t, "", func(cfg string) string {
-		return strings.Replace(cfg, "object.spec.replicas <= variables.limit", "object.spec.replicas <= variables.limit * 3", 1) + laterBinding
-	})
+	// known before apply, quiet.
+	flipped := func(cfg string) string {
+		return strings.Replace(cfg, "object.spec.replicas <= variables.limit", "object.spec.replicas <= variables.limit * 3", 1)
+	}
+	w.write(t, "", flipped, func(cfg string) string { return cfg + fmt.Sprintf(laterBinding, "") })
 	out, ok = w.run(t, "plan", "-json", "-input=false", "-lock=false")
 	if !ok {
 		t.Fatalf("the plan of the change failed:\n%s", out)
@@ -341,7 +342,18 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 	if n := len(named(t, flips.Detail)); n != 15 {
 		t.Errorf("the flips name %d objects, not 15", n)
 	}
-	find(t, diags, impact.SummaryKnownLater, `Binding "impact-later"`)
+	for _, d := range diags {
+		if strings.Contains(d.Detail, `"impact-later"`) {
+			t.Errorf("a binding that names its policy by the id of one created in the same apply draws no warning without the gate: %s", d.Detail)
+		}
+	}
+	// With the gate, the plan cannot judge it, and says so as an error.
+	w.write(t, "", flipped, func(cfg string) string { return cfg + fmt.Sprintf(laterBinding, "fail_on_existing_denials = true") })
+	out, ok = w.run(t, "plan", "-json", "-input=false", "-lock=false")
+	if later := find(t, diagnostics(out), impact.SummaryGateFailure, `Binding "impact-later"`); ok || later.Severity != "error" ||
+		!strings.Contains(later.Detail, "known after apply") {
+		t.Errorf("the gate on a binding whose policy is known only at apply: plan succeeded %v, %s: %s", ok, later.Severity, later.Detail)
+	}
 
 	// The gate: the same configuration, with fail_on_existing_denials, fails the plan.
 	w.write(t, "fail_on_existing_denials = true")
@@ -615,6 +627,7 @@ resource "admission_validating_admission_policy_binding" "later" {
     policy_name        = terraform_data.policy_name.output
     validation_actions = ["Deny"]
   }
+  %s
 }
 `
 

@@ -148,9 +148,24 @@ func validatingBindingImpact(ctx context.Context, env object.PlanEnv, b *validat
 		return nil
 	}
 	subject := fmt.Sprintf("Binding %q", b.Name)
-	if env.UnknownUnder("spec") || b.Spec.PolicyName == "" {
-		return []warning.Warning{knownAfterApply(subject, "part of its spec (its policy_name, if it names a policy created in the same apply by its id: "+
-			"name it by the policy resource's metadata[0].name to see the impact at plan)")}
+	if byID(env, b.Spec.PolicyName) {
+		// A binding that names a policy created in the same apply by its id, as the advice on
+		// a binding asks: its impact is known after apply, and said only when the gate asks
+		// that the plan judge it.
+		tflog.Debug(ctx, "the binding's policy_name is not known yet; its impact is known after apply", map[string]any{"binding": b.Name})
+		if !gate {
+			return nil
+		}
+		w := knownAfterApply(subject, "its policy_name (the id of a policy created in the same apply)")
+		w.Summary, w.Gated = impact.SummaryGateFailure, true
+		w.Message += "\n\nThe binding's fail_on_existing_denials is true, and the plan cannot judge it: name the policy by the policy resource's " +
+			"metadata[0].name (known at plan, and Terraform still creates the policy first), or apply the policy first."
+		return []warning.Warning{w}
+	}
+	if env.UnknownUnder("spec") {
+		w := knownAfterApply(subject, "part of its spec")
+		w.Gated = gate
+		return []warning.Warning{w}
 	}
 	ctx = impactContext(ctx)
 	live, err := c.ValidatingPolicy(ctx, b.Spec.PolicyName)
@@ -221,9 +236,12 @@ func mutatingBindingImpact(ctx context.Context, env object.PlanEnv, b *mutatingB
 		return nil
 	}
 	subject := fmt.Sprintf("Binding %q", b.Name)
-	if env.UnknownUnder("spec") || b.Spec.PolicyName == "" {
-		return []warning.Warning{knownAfterApply(subject, "part of its spec (its policy_name, if it names a policy created in the same apply by its id: "+
-			"name it by the policy resource's metadata[0].name to see the impact at plan)")}
+	if byID(env, b.Spec.PolicyName) {
+		tflog.Debug(ctx, "the binding's policy_name is not known yet; its impact is known after apply", map[string]any{"binding": b.Name})
+		return nil
+	}
+	if env.UnknownUnder("spec") {
+		return []warning.Warning{knownAfterApply(subject, "part of its spec")}
 	}
 	ctx = impactContext(ctx)
 	policy, err := c.MutatingPolicy(ctx, b.Spec.PolicyName)
@@ -242,6 +260,12 @@ func mutatingBindingImpact(ctx context.Context, env object.PlanEnv, b *mutatingB
 	res := c.Mutating(ctx, impact.MutatingPair{Policy: policy, Binding: b}, impact.Options{})
 	return res.MutatingWarnings(report(c, fmt.Sprintf("Binding %q of MutatingAdmissionPolicy %q, as planned,", b.Name, b.Spec.PolicyName),
 		field.NewPath("spec"), false))
+}
+
+// byID reports whether the binding's policy_name is what is not known yet of its spec: the id
+// of a policy created in the same apply, the way the advice on a binding asks to name one.
+func byID(env object.PlanEnv, policyName string) bool {
+	return policyName == "" && env.UnknownUnder("spec.policyName") && !env.UnknownUnder("spec", "policyName")
 }
 
 // gateOf is the binding's fail_on_existing_denials in the plan.

@@ -83,7 +83,8 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 }, map[string]schema.Attribute{"fail_on_existing_denials": schema.BoolAttribute{
 	Optional: true,
 	MarkdownDescription: "Fail the plan when this binding, as planned, would deny objects the cluster already runs on their next write, " +
-		"or when the plan cannot tell or could not read all of them (the impact the plan reports, when the cluster can be reached and " +
+		"or when the plan cannot tell, could not read all of them, or cannot judge at plan (a `policy_name` known only at apply) " +
+		"(the impact the plan reports, when the cluster can be reached and " +
 		"`dry_run_on_plan` is on): a gate for pipelines that roll out with `Warn` first. A setting of this resource only, not sent to the cluster. Default: `false`.",
 }},
 	func(m policyModel[validatingBindingSpec], _ *validatingBinding, prior *validatingBindingModel) validatingBindingModel {
