@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -177,7 +178,7 @@ func readError(ctx context.Context, what string, gr schema.GroupResource, err er
 	if errors.As(err, &re) {
 		return re
 	}
-	f := Failed
+	var f Failure
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsForbidden(err):
@@ -258,4 +259,30 @@ func (r *Reader) Resource(ctx context.Context, apiVersion, kind string) (schema.
 		return schema.GroupVersionResource{}, false, readError(ctx, fmt.Sprintf("kind %s of %s", kind, apiVersion), schema.GroupResource{Group: gv.Group, Resource: kind}, err)
 	}
 	return mapping.Resource, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// ServedVersions are the versions at which the cluster serves gr, through discovery, the
+// preferred first: none (and no error) when it does not serve gr; a *ReadError when discovery
+// could not be read.
+func (r *Reader) ServedVersions(ctx context.Context, gr schema.GroupResource) ([]string, error) {
+	m, err := r.restMapper(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ServedVersionsIn(m, gr), nil
+}
+
+// ServedVersionsIn are the versions at which m serves gr, the preferred first.
+func ServedVersionsIn(m meta.RESTMapper, gr schema.GroupResource) []string {
+	gvrs, err := m.ResourcesFor(gr.WithVersion(""))
+	if err != nil {
+		return nil
+	}
+	var versions []string
+	for _, gvr := range gvrs {
+		if gvr.Group == gr.Group && gvr.Resource == gr.Resource && !slices.Contains(versions, gvr.Version) {
+			versions = append(versions, gvr.Version)
+		}
+	}
+	return versions
 }

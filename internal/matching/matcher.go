@@ -13,6 +13,8 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 // Config is what a Matcher reads beyond the request and the hooks it is asked about.
@@ -25,6 +27,9 @@ type Config struct {
 	// Authorizer answers the match conditions that call `authorizer`; nil makes such a
 	// condition fail to evaluate.
 	Authorizer authorizer.UnconditionalAuthorizer
+	// Version is the server's; it decides whether webhooks see the virtual review resources
+	// (excluded.go). The zero Version is validation.Assumed.
+	Version validation.Version
 }
 
 // Matcher answers which admission hooks the server calls for a request. It is safe for
@@ -33,6 +38,7 @@ type Matcher struct {
 	namespaces Namespaces
 	objects    admission.ObjectInterfaces
 	authorizer authorizer.UnconditionalAuthorizer
+	version    validation.Version
 	// webhooks is the server's webhook plugin over the namespaces, made on first use.
 	webhooks func() (*generic.Webhook, error)
 	policies *policymatching.Matcher
@@ -58,6 +64,7 @@ func New(c Config) (*Matcher, error) {
 			ObjectConvertor: clientgoscheme.Scheme, EquivalentResourceMapper: equivalents,
 		},
 		authorizer: c.Authorizer,
+		version:    c.Version,
 		webhooks:   webhooks,
 		policies:   policymatching.NewMatcher(c.Namespaces.Lister(), c.Namespaces.Client()),
 	}, nil

@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
 var (
@@ -127,6 +129,16 @@ func TestWebhookWithSyntheticNamespaces(t *testing.T) {
 				}
 			}
 		})
+	}
+	// Before 1.37 the server calls webhooks for the review resources: the webhook on every
+	// labelled object sees a labelled token review; from 1.37, and with no version given, none.
+	review := request(schema.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}, "TokenReview", "",
+		map[string]string{"inject": "true"}, "alice")
+	for v, want := range map[int]Outcome{31: Called, 36: Called, 37: NotCalled, 0: NotCalled} {
+		at := newMatcher(t, Config{Namespaces: SyntheticNamespaces(), Version: validation.Minor(v)})
+		if a := at.Webhook(context.Background(), hooks[1], review); a.Outcome != want {
+			t.Errorf("a token review at 1.%d: %+v, want %v", v, a, want)
+		}
 	}
 	// The detail of a skip names what left the request out.
 	a := m.Webhook(context.Background(), hooks[2], request(podsGVR, "Pod", "apps", nil, "system:admin"))

@@ -131,7 +131,7 @@ type WebhookAnswer struct {
 // reason a webhook is not called is told by asking the same predicates one at a time, in
 // ShouldCallHook's order.
 func (m *Matcher) Webhook(ctx context.Context, w Webhook, attr admission.Attributes) WebhookAnswer {
-	if reason, detail, ok := excludedFromWebhooks(attr); ok {
+	if reason, detail, ok := excludedFromWebhooks(attr, m.version); ok {
 		return WebhookAnswer{Outcome: NotCalled, Reason: reason, Detail: detail}
 	}
 	plugin, err := m.webhooks()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -87,6 +88,13 @@ type Description[M Model, T any] struct {
 	// cluster when env has a client. Nil for none.
 	Advise func(ctx context.Context, env PlanEnv, obj *T) []warning.Warning
 
+	// BeforeWrite, when set, runs before a create (stored nil) or an update
+	// writes obj, the planned object with the server's defaults, within the
+	// write's timeout, with c: what the write must wait for. plan is the
+	// planned model; stored is the object the state holds, with its defaults.
+	// An error stops the write.
+	BeforeWrite func(ctx context.Context, c *kube.Client, plan *M, obj, stored *T) diag.Diagnostics
+
 	// Fields that other controllers may write, for kinds that have such
 	// fields (a webhook's caBundle, which cert-manager injects). Both nil for
 	// the other kinds.
@@ -119,9 +127,38 @@ type PlanEnv struct {
 	// Unknown are the API paths of the planned object whose values are not
 	// known yet (Expansion.Unknown): the object has zero values there.
 	Unknown []*field.Path
-	// Model is the planned model (a *M), for advice that reads the resource's own arguments
-	// beyond the API object (a binding's gate on its impact); nil when there is none.
-	Model any
+	// Version is the version of the API server the checks are for
+	// (ClientHolder.KubernetesVersion), asked only when called; the zero
+	// Version when it is not known. Nil is not known either.
+	Version func() validation.Version
+	// Plan is the planned model (a *M of the kind), for advice that weighs
+	// the resource's own settings; Stored is the object the server stores,
+	// with its defaults (a *T), nil on a create.
+	Plan, Stored any
+}
+
+// readers are the bounded readers of the provider's clients (PlanEnv.Live).
+var readers PerClient[*live.Reader]
+
+// Live is the bounded reader of the plan's cluster (internal/live), one per
+// provider client, so that what a check could not read is said once per
+// run; nil without a cluster.
+func (e PlanEnv) Live() *live.Reader {
+	if e.Client == nil {
+		return nil
+	}
+	return readers.Get(e.Client, func() (*live.Reader, bool) {
+		r, err := live.For(e.Client, live.Limits{})
+		return r, err == nil
+	})
+}
+
+// ServerVersion is Version's answer, the zero Version when there is none.
+func (e PlanEnv) ServerVersion() validation.Version {
+	if e.Version == nil {
+		return validation.Version{}
+	}
+	return e.Version()
 }
 
 // PerClient holds one value per provider client, made on first use: what advice at plan keeps

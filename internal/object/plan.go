@@ -84,7 +84,10 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if k.Advise != nil {
-		env := PlanEnv{Unknown: exp.Unknown, Model: &plan}
+		env := PlanEnv{Unknown: exp.Unknown, Version: func() validation.Version { return r.KubernetesVersion(checkCtx) }, Plan: &plan}
+		if stored != nil {
+			env.Stored = stored
+		}
 		if r.Connected() {
 			env.Client = r.C
 		}

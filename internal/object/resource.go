@@ -146,6 +146,9 @@ func (r *Resource[M, T]) Create(ctx context.Context, req resource.CreateRequest,
 	if !plannedAbsent(ctx, req.Identity, name) && !r.absent(ctx, c, name, &resp.Diagnostics) {
 		return
 	}
+	if !r.beforeWrite(ctx, c, &plan, cfg, nil, &resp.Diagnostics) {
+		return
+	}
 	obj, err := r.write(ctx, c, &plan, cfg, &resp.Diagnostics)
 	if err != nil {
 		r.Kind.report.APIError(&resp.Diagnostics, "create", name, err)
@@ -216,6 +219,9 @@ func (r *Resource[M, T]) Update(ctx context.Context, req resource.UpdateRequest,
 		r.save(ctx, obj, &plan, t, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
+	if !r.beforeWrite(ctx, c, &plan, cfg, &req.State.Raw, &resp.Diagnostics) {
+		return
+	}
 	obj, err := r.write(ctx, c, &plan, cfg, &resp.Diagnostics)
 	if err != nil {
 		r.Kind.report.APIError(&resp.Diagnostics, "update", plan.header().Name(), err)
@@ -279,6 +285,23 @@ func (r *Resource[M, T]) planned(plan, cfg *M) Expansion[T] {
 // the server's error (Description.apply).
 func (r *Resource[M, T]) write(ctx context.Context, c *kube.Client, plan, cfg *M, diags *diag.Diagnostics) (*T, error) {
 	return r.Kind.apply(ctx, c, r.planned(plan, cfg).Object, false, diags)
+}
+
+// beforeWrite runs the kind's BeforeWrite on the write of plan over the
+// state (nil on a create), and reports whether the write may go on.
+func (r *Resource[M, T]) beforeWrite(ctx context.Context, c *kube.Client, plan, cfg *M, state *tftypes.Value, diags *diag.Diagnostics) bool {
+	k := r.Kind
+	if k.BeforeWrite == nil {
+		return true
+	}
+	var stored *T
+	if state != nil {
+		if s, _, d := r.Decode(ctx, *state); !d.HasError() {
+			stored = k.defaulted(k.ExpandModel(&s).Object)
+		}
+	}
+	diags.Append(k.BeforeWrite(ctx, c, plan, k.defaulted(r.planned(plan, cfg).Object), stored)...)
+	return !diags.HasError()
 }
 
 // absent reports whether the cluster has no object named name, which a

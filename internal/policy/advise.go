@@ -80,7 +80,7 @@ const (
 // A policy planned earlier in the same run (a binding whose policy_name names the policy
 // resource's metadata name) is judged as planned (plannedPolicy).
 func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], planned *object.PerClient[*sync.Map],
-	policyName string, hasParamRef bool, hasParamKind func(*P) bool, failurePolicy func(*P) *admissionregistrationv1.FailurePolicyType,
+	policyName string, paramRef *admissionregistrationv1.ParamRef, matchResources *admissionregistrationv1.MatchResources, bound func(*P) advice.BoundPolicy,
 	lockout func(*P) []warning.Warning) []warning.Warning {
 	if env.Client == nil || policyName == "" {
 		return nil
@@ -116,9 +116,10 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 	if !env.UnknownUnder("spec") {
 		lockedOut = lockout(p)
 	}
-	if hasParamKind(p) && !hasParamRef {
+	bp := bound(p)
+	if bp.ParamKind != nil && paramRef == nil {
 		outcome := "rejected (its failure_policy is Fail)"
-		if fp := failurePolicy(p); fp != nil && *fp == admissionregistrationv1.Ignore {
+		if fp := bp.FailurePolicy; fp != nil && *fp == admissionregistrationv1.Ignore {
 			outcome = "let through without what reads params (its failure_policy is Ignore)"
 		}
 		return append([]warning.Warning{{
@@ -129,6 +130,11 @@ func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEn
 				"the policy is evaluated with params null, each expression that reads params fails, and every request the binding matches "+
 				"is then %s. Add a param_ref block.", kindName, policyName, outcome),
 		}}, lockedOut...)
+	}
+	// The params the binding names, as the cluster has them (advice.ParamsWarnings); while
+	// its param_ref is not known (a params object made in the same apply), no claim.
+	if !env.UnknownUnder("spec.paramRef") {
+		lockedOut = append(lockedOut, advice.ParamsWarnings(ctx, env.Live(), bp, paramRef, matchResources)...)
 	}
 	return lockedOut
 }

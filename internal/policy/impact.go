@@ -270,6 +270,6 @@ func byID(env object.PlanEnv, policyName string) bool {
 
 // gateOf is the binding's fail_on_existing_denials in the plan.
 func gateOf(env object.PlanEnv) bool {
-	m, ok := env.Model.(*validatingBindingModel)
+	m, ok := env.Plan.(*validatingBindingModel)
 	return ok && m.FailOnExistingDenials.ValueBool()
 }

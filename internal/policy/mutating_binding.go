@@ -46,9 +46,11 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
-		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef != nil,
-			func(p *mutatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *mutatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
+			func(p *mutatingPolicy) advice.BoundPolicy {
+				return advice.BoundPolicy{Kind: "mutating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
+					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
+			},
 			func(p *mutatingPolicy) []warning.Warning { return advice.MutatingPolicyLockout(p, b) }),
 			mutatingBindingImpact(ctx, env, b)...)
 	},

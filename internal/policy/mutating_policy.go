@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
@@ -142,6 +143,10 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 	defaults: validation.DefaultMutatingPolicy,
 	check:    validation.MutatingPolicyCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
-		return append(typeCheckMutating(env, p), mutatingPolicyImpact(ctx, env, p)...)
+		ws := typeCheckMutating(env, p)
+		if !env.UnknownUnder("spec.matchConstraints") {
+			ws = append(ws, advice.PolicyExactBypass("mutating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
+		}
+		return append(ws, mutatingPolicyImpact(ctx, env, p)...)
 	},
 })

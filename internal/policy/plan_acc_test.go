@@ -8,9 +8,14 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
 )
 
@@ -132,11 +137,11 @@ func TestAccBindingWarnings(t *testing.T) {
 		}
 	})
 	t.Run("param_ref given", func(t *testing.T) {
-		// (kube-system left out: a Deny binding of the fail-closed policy there is warned about)
+		// (Allow: no params is no denial, TestAccBindingParams; kube-system left out: a Deny binding of the fail-closed policy there is warned about)
 		diags, ok := acctest.Plan(t, acctest.ProviderBlock(t)+binding(fmt.Sprintf("%q", withParams), `
     param_ref {
       name                       = "limits"
-      parameter_not_found_action = "Deny"
+      parameter_not_found_action = "Allow"
     }
     match_resources {
       namespace_selector {
@@ -299,4 +304,170 @@ func TestAccMutatingPolicyPlanChecks(t *testing.T) {
 		}
 	}
 	t.Logf("figures: terraform plan of a mutating policy matching five kinds, type-checked: %.2fs (terraform init and plan)", elapsed.Seconds())
+}
+
+// paramsRef is a param_ref block with extra, kube-system left out of the binding (a Deny
+// binding of a fail-closed policy there is a lockout, warned about on its own).
+func paramsRef(ref string) string {
+	return `
+    param_ref {
+` + ref + `
+    }
+    match_resources {
+      namespace_selector {
+        match_expressions {
+          key      = "kubernetes.io/metadata.name"
+          operator = "NotIn"
+          values   = ["kube-system"]
+        }
+      }
+    }`
+}
+
+// A binding whose param_ref finds no params, with parameter_not_found_action Deny, denies every
+// request it matches: warned at plan on param_ref, by name or selector, in a namespace or in
+// each request's; quiet once the params exist, with Allow, with a name known only at apply,
+// and without a cluster.
+func TestAccBindingParams(t *testing.T) {
+	t.Parallel() // plans only, on objects of its own
+	cs := clientset(t)
+	policy := randomName()
+	policyWithParams(t, policy)
+	ns := "params-" + randomName()[:8]
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	name := "limits-" + randomName()[:8]
+	plan := func(t *testing.T, provider, ref string) []acctest.Diagnostic {
+		t.Helper()
+		diags, ok := acctest.Plan(t, provider+binding(fmt.Sprintf("%q", policy), paramsRef(ref)))
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
+		return diags
+	}
+	byName := fmt.Sprintf("      name = %q\n      namespace = %q\n      parameter_not_found_action = \"Deny\"", name, ns)
+	bySelector := "      selector {\n        match_labels = { team = \"" + name + "\" }\n      }\n      parameter_not_found_action = \"Deny\""
+	everyNamespace := fmt.Sprintf("      name = %q\n      parameter_not_found_action = \"Deny\"", name)
+	const summary = "Binding denies every request it matches: its params do not exist"
+
+	for _, c := range []struct{ name, ref, says string }{
+		{"by name", byName, fmt.Sprintf(`no configmaps named %q in namespace %q`, name, ns)},
+		{"by selector", bySelector, `no configmaps with labels team=` + name},
+		{"in each request's namespace", everyNamespace, fmt.Sprintf(`no configmaps named %q in each request's namespace`, name)},
+	} {
+		t.Run("missing "+c.name, func(t *testing.T) {
+			diags := plan(t, acctest.ProviderBlock(t), c.ref)
+			expectOn(t, diags, "warning", summary, "param_ref", c.says)
+			d := find(diags, summary)[0]
+			for _, s := range []string{"rejects every request the binding matches (CREATE of deployments.apps, in the namespaces the binding's namespace selector takes)",
+				"no params found for policy binding with `Deny` parameterNotFoundAction"} {
+				if !strings.Contains(d.Detail, s) {
+					t.Errorf("the warning does not say %q:%s", s, describe([]acctest.Diagnostic{d}))
+				}
+			}
+			if len(diags) != 1 {
+				t.Errorf("want only that warning:%s", describe(diags))
+			}
+		})
+	}
+	quiet := func(t *testing.T, diags []acctest.Diagnostic) {
+		t.Helper()
+		if len(diags) != 0 {
+			t.Errorf("want a clean plan:%s", describe(diags))
+		}
+	}
+	t.Run("allow", func(t *testing.T) {
+		quiet(t, plan(t, acctest.ProviderBlock(t), strings.Replace(byName, `"Deny"`, `"Allow"`, 1)))
+	})
+	t.Run("offline", func(t *testing.T) {
+		// (a cluster that cannot be reached: the lookups say nothing)
+		quiet(t, plan(t, "provider \"admission\" {\n  host = \"https://127.0.0.1:1\"\n  token = \"unused\"\n  dry_run_on_plan = false\n}\n", byName))
+	})
+	t.Run("a name known only at apply", func(t *testing.T) {
+		cfg := acctest.ProviderBlock(t) + `
+resource "terraform_data" "params" {
+  input = "` + name + `"
+}
+` + binding(fmt.Sprintf("%q", policy), paramsRef(fmt.Sprintf("      name = terraform_data.params.output\n      namespace = %q\n      parameter_not_found_action = \"Deny\"", ns)))
+		diags, ok := acctest.Plan(t, cfg)
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
+		quiet(t, diags)
+	})
+	t.Run("params forbidden", func(t *testing.T) {
+		// The user "reader" may read the policy, not the configmaps: the plan says once that it
+		// could not check the params, and never that they are missing.
+		grantPolicyReader(t, cs, "reader")
+		reader := fmt.Sprintf("provider \"admission\" {\n  host = %q\n  token = %q\n  cluster_ca_certificate = %q\n  dry_run_on_plan = false\n}\n",
+			acctest.Cluster(t).Host, acctest.Cluster(t).UserToken("reader"), string(acctest.Cluster(t).CAPEM))
+		diags, ok := acctest.Plan(t, reader+binding(fmt.Sprintf("%q", policy), paramsRef(byName)))
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
+		if n := len(find(diags, summary)); n != 0 {
+			t.Errorf("params that could not be read are said missing:%s", describe(diags))
+		}
+		expectOn(t, diags, "warning", advice.SummaryUnread, "param_ref", "The plan could not check that the params of this binding exist")
+		if d := find(diags, advice.SummaryUnread); len(d) == 1 && !strings.Contains(d[0].Detail, "forbidden") {
+			t.Errorf("does not say it was forbidden:%s", describe(d))
+		}
+	})
+	t.Run("forbidden", func(t *testing.T) {
+		nobody := fmt.Sprintf("provider \"admission\" {\n  host = %q\n  token = %q\n  cluster_ca_certificate = %q\n  dry_run_on_plan = false\n}\n",
+			acctest.Cluster(t).Host, acctest.Cluster(t).UserToken("nobody"), string(acctest.Cluster(t).CAPEM))
+		diags, ok := acctest.Plan(t, nobody+binding(fmt.Sprintf("%q", policy), paramsRef(byName)))
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
+		if n := len(find(diags, summary)); n != 0 {
+			t.Errorf("params that could not be read are said missing:%s", describe(diags))
+		}
+	})
+
+	// The params made: each lookup finds them.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"team": name}}, Data: map[string]string{"max": "5"}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, ref string }{{"by name", byName}, {"by selector", bySelector}, {"in each request's namespace", everyNamespace}} {
+		t.Run("present "+c.name, func(t *testing.T) {
+			quiet(t, plan(t, acctest.ProviderBlock(t), c.ref))
+		})
+	}
+}
+
+// grantPolicyReader lets user get and list validating admission policies, nothing else, until
+// the test ends.
+func grantPolicyReader(t *testing.T, cs kubernetes.Interface, user string) {
+	t.Helper()
+	ctx := context.Background()
+	name := "policy-reader-" + user
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies"}, Verbs: []string{"get", "list"}}}}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{}) })
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{}) })
+	// RBAC is read from the server's cache: wait until the grant is seen.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		review, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Verb: "get"}}},
+			metav1.CreateOptions{})
+		if err == nil && review.Status.Allowed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grant to %s is not in effect after 30 s: %v", user, err)
+		}
+	}
 }

@@ -74,9 +74,11 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
-		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef != nil,
-			func(p *validatingPolicy) bool { return p.Spec.ParamKind != nil },
-			func(p *validatingPolicy) *admissionregistrationv1.FailurePolicyType { return p.Spec.FailurePolicy },
+		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
+			func(p *validatingPolicy) advice.BoundPolicy {
+				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
+					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
+			},
 			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) }),
 			validatingBindingImpact(ctx, env, b, gateOf(env))...)
 	},

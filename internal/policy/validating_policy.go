@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
@@ -135,7 +136,11 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
-		return append(typeCheckValidating(env, p), validatingPolicyImpact(ctx, env, p)...)
+		ws := typeCheckValidating(env, p)
+		if !env.UnknownUnder("spec.matchConstraints") {
+			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
+		}
+		return append(ws, validatingPolicyImpact(ctx, env, p)...)
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},
 	func(m policyModel[validatingPolicySpec], p *validatingPolicy, _ *validatingPolicyModel) validatingPolicyModel {

@@ -54,6 +54,16 @@ const (
 	// Impact: what a planned policy would do to the objects the cluster already runs, on
 	// their next write (internal/impact).
 	Impact
+	// Outage: what the object needs in the cluster is not there, so that the requests it
+	// matches are rejected until it is (a fail-closed webhook's service with no ready
+	// endpoint, the params of a binding whose parameterNotFoundAction is Deny).
+	Outage
+	// Bypass: requests the object is meant to see go around it (matchPolicy Exact on a
+	// resource the cluster serves at other versions too).
+	Bypass
+	// Unread: a check that reads the cluster could not read what it needed (forbidden, slow,
+	// too many objects): it says what it could not see and makes no claim.
+	Unread
 )
 
 // Intercepts reports whether the warning weighs what the object intercepts: its rules,
@@ -77,6 +87,12 @@ func (k Kind) String() string {
 		return "reference"
 	case Impact:
 		return "impact"
+	case Outage:
+		return "outage"
+	case Bypass:
+		return "bypass"
+	case Unread:
+		return "unread"
 	}
 	return "unknown"
 }

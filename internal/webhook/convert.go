@@ -57,6 +57,12 @@ func expandClientConfig(x *tfconv.Expander, c clientConfigModel, p *field.Path) 
 			Path:      x.StrPtr(s.Path, sp.Child("path")),
 			Port:      x.Int32Ptr(s.Port, sp.Child("port")),
 		}
+		// The server reports an empty name at service.namespace and an empty namespace at
+		// service.name (validation's call of ValidateWebhookService): while one of the two
+		// is not known, neither is judged.
+		if s.Namespace.IsUnknown() != s.Name.IsUnknown() {
+			x.Unknown = append(x.Unknown, sp.Child("namespace"), sp.Child("name"))
+		}
 	}
 	return cc
 }

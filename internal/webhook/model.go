@@ -12,6 +12,9 @@ import (
 type objectModel[H hook] struct {
 	object.Header
 	Webhook []H `tfsdk:"webhook"`
+	// WaitForEndpoints is a setting of the resource, not of the object
+	// (wait.go): null in the data sources.
+	WaitForEndpoints types.Bool `tfsdk:"wait_for_endpoints"`
 }
 
 // hook is the model of one webhook block of a kind: the fields that every

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	fwlist "github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -108,21 +109,37 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		Description: "A `" + k.api.Kind + "` (`admissionregistration.k8s.io/v1`): the webhooks the API server " +
 			"calls to " + k.does + ". Written with server-side apply, so Terraform owns exactly the fields in the " +
 			"configuration; fields set by others (such as a `ca_bundle` injected by cert-manager) are left to them.",
-		GenerationDoc:   "the webhooks",
-		Schema:          func() (map[string]schema.Attribute, map[string]schema.Block) { return nil, webhookBlocks(k) },
+		GenerationDoc: "the webhooks",
+		Schema: func() (map[string]schema.Attribute, map[string]schema.Block) {
+			return map[string]schema.Attribute{"wait_for_endpoints": waitAttribute()}, webhookBlocks(k)
+		},
 		Renames:         apipath.SingularBlocks,
 		ImportExample:   "my-webhooks",
 		SelectorExample: "app=injector,tier!=test",
 		Meta:            func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
 		Expand:          expandWebhooks[H],
 		Flatten: func(h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
-			return flatten(k.newHook, h, obj, prior)
+			m := flatten(k.newHook, h, obj, prior)
+			if prior != nil {
+				m.WaitForEndpoints = prior.WaitForEndpoints
+			}
+			return m
 		},
 		Default: validation.Default,
 		Check:   validation.WebhookCheck,
-		Advise: func(_ context.Context, env object.PlanEnv, obj *configuration) []warning.Warning {
+		Advise: func(ctx context.Context, env object.PlanEnv, obj *configuration) []warning.Warning {
 			// Mutating webhooks are called one after another, so their timeouts add up.
 			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
+			ws = append(ws, advice.ReviewLockout(obj, env.ServerVersion)...)
+			ws = append(ws, advice.ExactBypass(obj, advice.ServedVersions(ctx, env.Live()))...)
+			// The services of the fail-closed webhooks that the apply creates or widens, as
+			// the cluster has them (a webhook the apply leaves as it is fails as it did,
+			// whatever the apply does); those the apply waits for are its concern.
+			plan, _ := env.Plan.(*objectModel[H])
+			stored, _ := env.Stored.(*configuration)
+			ws = append(ws, advice.BackendWarnings(ctx, env.Live(), obj, func(i int) bool {
+				return !waitsFor(obj, stored, i) || (plan != nil && plan.WaitForEndpoints.ValueBool())
+			})...)
 			// What the webhooks intercept weighs their rules, selectors, match conditions,
 			// service and timeouts together: while one is not known (a selector's labels
 			// from another resource), an unknown value reads as empty and would match
@@ -132,6 +149,12 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 				ws = slices.DeleteFunc(ws, func(w warning.Warning) bool { return w.Kind.Intercepts() })
 			}
 			return ws
+		},
+		BeforeWrite: func(ctx context.Context, c *kube.Client, plan *objectModel[H], obj, stored *configuration) diag.Diagnostics {
+			if !plan.WaitForEndpoints.ValueBool() {
+				return nil
+			}
+			return waitForEndpoints(ctx, c, obj, stored)
 		},
 		Imported:      func(obj *configuration, m *objectModel[H]) { readAppliedEmptyCABundles(k.newHook, obj, m) },
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
