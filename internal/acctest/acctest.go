@@ -25,7 +25,11 @@ var cluster *controlplane.ControlPlane
 
 // Main runs a package's tests. With TF_ACC set it first starts the local
 // control plane, and stops it when the tests are done.
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, controlplane.Options{}) }
+
+// MainWith is Main with a control plane started with opts (extra flags of kube-apiserver, such
+// as an audit log).
+func MainWith(m *testing.M, opts controlplane.Options) {
 	if os.Getenv("TF_ACC") == "" {
 		if os.Getenv("CI") != "" {
 			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
@@ -33,7 +37,7 @@ func Main(m *testing.M) {
 		}
 		os.Exit(m.Run())
 	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{})
+	cp, err := controlplane.Start(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "acctest: cannot start the local control plane: %v\n", err)
 		os.Exit(1)

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"errors"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
@@ -26,6 +27,11 @@ type Options struct {
 	// Backoff is the retry schedule for transient failures; zero means
 	// DefaultBackoff.
 	Backoff Backoff
+	// ImpactMaxObjects and ImpactTimeout bound the impact of a planned policy on the objects
+	// the cluster runs (internal/impact): the objects examined per resource (0: its default;
+	// below 0: no impact) and the time it may take (0: its default).
+	ImpactMaxObjects int
+	ImpactTimeout    time.Duration
 }
 
 // Client is the one connection shared by every resource and data source of a

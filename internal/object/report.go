@@ -71,7 +71,8 @@ func (r Reporter) FieldErrors(diags *diag.Diagnostics, errs field.ErrorList, unk
 	}
 }
 
-// Warnings reports advice on the attributes it is about.
+// Warnings reports advice on the attributes it is about; a gated one (warning.Warning.Gated)
+// as an error, since the configuration asks that it fail the plan.
 func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []warning.Warning, unknownAt func(apiPath string) bool) {
 	for _, w := range warnings {
 		p := ""
@@ -81,7 +82,7 @@ func (r Reporter) Warnings(diags *diag.Diagnostics, warnings []warning.Warning, 
 		if p != "" && unknownAt(p) {
 			continue
 		}
-		r.At(diags, p, w.Summary, w.Message, false)
+		r.At(diags, p, w.Summary, w.Message, w.Gated)
 	}
 }
 

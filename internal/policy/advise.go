@@ -76,13 +76,22 @@ const (
 // The server accepts both; the first binds nothing, and with the second every
 // request the binding matches fails the policy (then failure_policy decides).
 // It reads the policy once.
-func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], policyName string,
-	paramRef *admissionregistrationv1.ParamRef, matchResources *admissionregistrationv1.MatchResources, bound func(*P) advice.BoundPolicy,
+//
+// A policy planned earlier in the same run (a binding whose policy_name names the policy
+// resource's metadata name) is judged as planned (plannedPolicy).
+func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], planned *object.PerClient[*sync.Map],
+	policyName string, paramRef *admissionregistrationv1.ParamRef, matchResources *admissionregistrationv1.MatchResources, bound func(*P) advice.BoundPolicy,
 	lockout func(*P) []warning.Warning) []warning.Warning {
 	if env.Client == nil || policyName == "" {
 		return nil
 	}
 	p, err := policies.API.Objects(env.Client).Get(ctx, policyName)
+	if pp, ok := plannedPolicy[P](planned, env, policyName); ok {
+		if pp == nil {
+			return nil // planned with a spec not known yet
+		}
+		p, err = pp, nil
+	}
 	if err != nil {
 		tflog.Debug(ctx, "cannot read the bound policy; no advice on the binding", map[string]any{"policy": policyName, "error": err.Error()})
 		return nil

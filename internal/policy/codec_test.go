@@ -25,6 +25,11 @@ type validatingPolicyState struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
+type validatingBindingState struct {
+	validatingBindingModel
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
 type policyState[S any] struct {
 	policyModel[S]
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
@@ -96,10 +101,10 @@ func TestCodecMatchesFramework(t *testing.T) {
 			PolicyName: "p", MatchResources: fullMatch, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		}}
 		checkCodec(t, validatingBindings, b,
-			func(m policyModel[validatingBindingSpec], to timeouts.Value) policyState[validatingBindingSpec] {
-				return policyState[validatingBindingSpec]{m, to}
+			func(m validatingBindingModel, to timeouts.Value) validatingBindingState {
+				return validatingBindingState{m, to}
 			},
-			func(s policyState[validatingBindingSpec]) policyModel[validatingBindingSpec] { return s.policyModel })
+			func(s validatingBindingState) validatingBindingModel { return s.validatingBindingModel })
 	})
 	t.Run("MutatingAdmissionPolicy", func(t *testing.T) {
 		p := &mutatingPolicy{ObjectMeta: meta, Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{

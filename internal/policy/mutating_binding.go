@@ -46,11 +46,12 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
-		return adviseBinding(ctx, env, mutatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
+		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *mutatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "mutating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
 					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
 			},
-			func(p *mutatingPolicy) []warning.Warning { return advice.MutatingPolicyLockout(p, b) })
+			func(p *mutatingPolicy) []warning.Warning { return advice.MutatingPolicyLockout(p, b) }),
+			mutatingBindingImpact(ctx, env, b)...)
 	},
 })

@@ -147,6 +147,6 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("mutating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
 		}
-		return ws
+		return append(ws, mutatingPolicyImpact(ctx, env, p)...)
 	},
 })

@@ -123,11 +123,12 @@ type policyKind[S, T any] struct {
 }
 
 // describe describes a kind of the family whose model is M: a policyModel,
-// or one with more (the status of a ValidatingAdmissionPolicy), which
-// model makes from the policy model and the object, and base gives back.
+// or one with more (the status of a ValidatingAdmissionPolicy, a binding's
+// gate), which model makes from the policy model, the object and the prior
+// model (nil when none: see object.Description.Flatten), and base gives back.
 // extra are the attributes of M beyond the policy model.
 func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T], extra map[string]schema.Attribute,
-	model func(policyModel[S], *T) M, base func(*M) *policyModel[S]) *object.Description[M, T] {
+	model func(policyModel[S], *T, *M) M, base func(*M) *policyModel[S]) *object.Description[M, T] {
 	return &object.Description[M, T]{
 		TypeName:      k.typeName,
 		API:           object.KubeAPI[T](api),
@@ -154,7 +155,7 @@ func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k pol
 			if prior != nil {
 				ps = base(prior).spec()
 			}
-			return model(policyModel[S]{Header: h, Spec: []S{k.flattenSpec(obj, ps)}}, obj)
+			return model(policyModel[S]{Header: h, Spec: []S{k.flattenSpec(obj, ps)}}, obj, prior)
 		},
 		Default:     k.defaults,
 		Check:       k.check,
@@ -166,6 +167,6 @@ func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k pol
 // newKind describes a kind of the family whose model is a policyModel.
 func newKind[S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T]) *object.Description[policyModel[S], T] {
 	return describe(api, k, nil,
-		func(m policyModel[S], _ *T) policyModel[S] { return m },
+		func(m policyModel[S], _ *T, _ *policyModel[S]) policyModel[S] { return m },
 		func(m *policyModel[S]) *policyModel[S] { return m })
 }

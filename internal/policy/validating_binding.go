@@ -30,7 +30,7 @@ type validatingBindingSpec struct {
 	ValidationActions types.List `tfsdk:"validation_actions"`
 }
 
-var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyKind[validatingBindingSpec, validatingBinding]{
+var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policyKind[validatingBindingSpec, validatingBinding]{
 	typeName: "validating_admission_policy_binding",
 	description: "A `ValidatingAdmissionPolicyBinding` (`admissionregistration.k8s.io/v1`): applies a `ValidatingAdmissionPolicy` " +
 		"to the requests it matches, with its parameters, and says what a failed validation does.",
@@ -74,11 +74,33 @@ var validatingBindings = newKind(kube.ValidatingAdmissionPolicyBindings, policyK
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
-		return adviseBinding(ctx, env, validatingPolicies, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
+		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *validatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
 					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
 			},
-			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) })
+			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) }),
+			validatingBindingImpact(ctx, env, b, gateOf(env))...)
 	},
-})
+}, map[string]schema.Attribute{"fail_on_existing_denials": schema.BoolAttribute{
+	Optional: true,
+	MarkdownDescription: "Fail the plan when this binding, as planned, would deny objects the cluster already runs on their next write, " +
+		"or when the plan cannot tell, could not read all of them, or cannot judge at plan (a `policy_name` known only at apply) " +
+		"(the impact the plan reports, when the cluster can be reached and " +
+		"`dry_run_on_plan` is on): a gate for pipelines that roll out with `Warn` first. A setting of this resource only, not sent to the cluster. Default: `false`.",
+}},
+	func(m policyModel[validatingBindingSpec], _ *validatingBinding, prior *validatingBindingModel) validatingBindingModel {
+		gate := types.BoolNull()
+		if prior != nil {
+			gate = prior.FailOnExistingDenials
+		}
+		return validatingBindingModel{m, gate}
+	},
+	func(m *validatingBindingModel) *policyModel[validatingBindingSpec] { return &m.policyModel })
+
+// validatingBindingModel is a ValidatingAdmissionPolicyBinding, with the gate on its impact,
+// which only this resource has.
+type validatingBindingModel struct {
+	policyModel[validatingBindingSpec]
+	FailOnExistingDenials types.Bool `tfsdk:"fail_on_existing_denials"`
+}

@@ -140,10 +140,10 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
 		}
-		return ws
+		return append(ws, validatingPolicyImpact(ctx, env, p)...)
 	},
 }, map[string]schema.Attribute{"status": policyStatusAttribute()},
-	func(m policyModel[validatingPolicySpec], p *validatingPolicy) validatingPolicyModel {
+	func(m policyModel[validatingPolicySpec], p *validatingPolicy, _ *validatingPolicyModel) validatingPolicyModel {
 		return validatingPolicyModel{m, policyStatus(p)}
 	},
 	func(m *validatingPolicyModel) *policyModel[validatingPolicySpec] { return &m.policyModel })

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/functions"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/protocol"
@@ -78,6 +79,8 @@ type providerModel struct {
 	ForceConflicts        types.Bool   `tfsdk:"force_conflicts"`
 	DryRunOnPlan          types.Bool   `tfsdk:"dry_run_on_plan"`
 	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
+	ImpactMaxObjects      types.Int64  `tfsdk:"impact_max_objects"`
+	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
 }
 
 type execModel struct {
@@ -135,6 +138,8 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				MarkdownDescription: kubernetesVersionDescription,
 			},
+			"impact_max_objects": schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
+			"impact_timeout":     schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -176,6 +181,7 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
 		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
+	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -218,7 +224,7 @@ func (p *admissionProvider) Resources(context.Context) []func() resource.Resourc
 }
 
 func (p *admissionProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return append(webhook.DataSources(), policy.DataSources()...)
+	return append(append(webhook.DataSources(), policy.DataSources()...), functions.DataSources()...)
 }
 
 func (p *admissionProvider) ListResources(context.Context) []func() list.ListResource {

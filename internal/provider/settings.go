@@ -3,14 +3,17 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -138,4 +141,42 @@ func kubernetesVersion(setting types.String, diags *diag.Diagnostics) string {
 				"; for "+v.String()+", the checks that depend on the version are warnings, made as for the nearest version they know.")
 	}
 	return setting.ValueString()
+}
+
+// The bounds of the impact of a planned policy on the objects the cluster runs (internal/impact).
+var (
+	impactMaxObjectsDescription = fmt.Sprintf("The most objects of each resource that a plan examines for the impact of a planned "+
+		"admission policy or binding on the objects the cluster already runs (listed a page at a time). Default: `%d`; `0` turns the impact off. "+
+		"When a resource has more, the plan says how many it examined of how many.", impact.DefaultMaxObjects)
+	impactTimeoutDescription = fmt.Sprintf("The time the impact of one planned admission policy or binding may take at plan, listing and "+
+		"evaluating, as a Go duration such as `30s`. Default: `%s`. When it runs out, the plan says what was examined and what was not.",
+		impact.DefaultBudget)
+)
+
+// impactBounds reads impact_max_objects and impact_timeout: 0 for what is not set (the
+// defaults), a negative count for an impact turned off, an error on the attribute for a value
+// that is not a count or a duration.
+func impactBounds(maxObjects types.Int64, timeout types.String, diags *diag.Diagnostics) (int, time.Duration) {
+	n := 0
+	if !maxObjects.IsNull() && !maxObjects.IsUnknown() {
+		switch v := maxObjects.ValueInt64(); {
+		case v < 0:
+			diags.AddAttributeError(path.Root("impact_max_objects"), "Invalid impact_max_objects", "impact_max_objects must be 0 (no impact) or more, not "+strconv.FormatInt(v, 10)+".")
+		case v == 0:
+			n = -1
+		default:
+			n = int(min(v, 1<<30))
+		}
+	}
+	var d time.Duration
+	if !timeout.IsNull() && !timeout.IsUnknown() {
+		var err error
+		d, err = time.ParseDuration(timeout.ValueString())
+		if err != nil || d <= 0 {
+			diags.AddAttributeError(path.Root("impact_timeout"), "Invalid impact_timeout",
+				"impact_timeout must be a positive duration such as \"30s\" or \"2m\", not "+strconv.Quote(timeout.ValueString())+".")
+			d = 0
+		}
+	}
+	return n, d
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -27,6 +28,36 @@ func TestKubernetesVersionSetting(t *testing.T) {
 		got := kubernetesVersion(c.in, &diags)
 		if got != c.want || diags.HasError() != c.errors || (diags.WarningsCount() > 0) != c.warning {
 			t.Errorf("%s: %q, %v", c.in, got, diags)
+		}
+	}
+}
+
+func TestImpactBoundsSettings(t *testing.T) {
+	cases := []struct {
+		max     types.Int64
+		timeout types.String
+		wantMax int
+		wantDur time.Duration
+		errors  bool
+	}{
+		{types.Int64Null(), types.StringNull(), 0, 0, false},
+		{types.Int64Value(5000), types.StringValue("30s"), 5000, 30 * time.Second, false},
+		{types.Int64Value(0), types.StringNull(), -1, 0, false}, // off
+		{types.Int64Unknown(), types.StringUnknown(), 0, 0, false},
+		{types.Int64Value(-1), types.StringNull(), 0, 0, true},
+		{types.Int64Null(), types.StringValue("ten seconds"), 0, 0, true},
+		{types.Int64Null(), types.StringValue("-5s"), 0, 0, true},
+	}
+	for _, c := range cases {
+		var diags diag.Diagnostics
+		n, d := impactBounds(c.max, c.timeout, &diags)
+		if n != c.wantMax || d != c.wantDur || diags.HasError() != c.errors {
+			t.Errorf("%s, %s: %d, %s, %v", c.max, c.timeout, n, d, diags)
+		}
+		for _, e := range diags.Errors() {
+			if p, ok := e.(diag.DiagnosticWithPath); !ok || (p.Path().String() != "impact_max_objects" && p.Path().String() != "impact_timeout") {
+				t.Errorf("the error is not on the attribute: %v", e)
+			}
 		}
 	}
 }

@@ -15,6 +15,9 @@ type Warning struct {
 	Kind    Kind
 	Summary string
 	Message string
+	// Gated: the configuration asks that this fail the plan (a binding's gate on its impact),
+	// so it is reported as an error.
+	Gated bool
 }
 
 // String gives the warning as the server prints its own: "<path>: <message>".
@@ -48,6 +51,9 @@ const (
 	// Reference: what a binding refers to is missing in the cluster or incomplete (a policy
 	// that does not exist, a param_ref the policy needs).
 	Reference
+	// Impact: what a planned policy would do to the objects the cluster already runs, on
+	// their next write (internal/impact).
+	Impact
 	// Outage: what the object needs in the cluster is not there, so that the requests it
 	// matches are rejected until it is (a fail-closed webhook's service with no ready
 	// endpoint, the params of a binding whose parameterNotFoundAction is Deny).
@@ -79,6 +85,8 @@ func (k Kind) String() string {
 		return "type check"
 	case Reference:
 		return "reference"
+	case Impact:
+		return "impact"
 	case Outage:
 		return "outage"
 	case Bypass:

@@ -280,7 +280,7 @@ sizes:
 	if *gobench && runErr == nil {
 		fmt.Fprintf(os.Stderr, "Go benchmarks (load average %s)\n", benchmark.LoadAvg())
 		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "3",
-			"./internal/webhook", "./internal/validation", "./internal/benchmark")
+			"./internal/webhook", "./internal/validation", "./internal/benchmark", "./internal/impact")
 		// The same source as the provider measured.
 		cmd.Dir, cmd.Stderr = source, os.Stderr
 		outb, err := cmd.Output()
