@@ -169,7 +169,7 @@ const supportedVersions = "Terraform 1.8 and later, OpenTofu 1.8 and later, Kube
 
 func TestDocsSupportedVersions(t *testing.T) {
 	pages, err := filepath.Glob("docs/functions/*.md")
-	if err != nil || len(pages) != 3 {
+	if err != nil || len(pages) != 4 {
 		t.Fatalf("docs/functions: %v, %d pages", err, len(pages))
 	}
 	pages = append(pages, "docs/index.md", "docs/guides/testing-admission-policies.md",

@@ -106,6 +106,39 @@ resource "admission_mutating_admission_policy_binding" "team" {
   }
 }
 
+# Every Deployment must have a team label: the mutating policy above gives
+# it to those that have none, so together they admit every new Deployment.
+resource "admission_validating_admission_policy" "require_team" {
+  metadata {
+    name = "require-team.example.com"
+  }
+  spec {
+    failure_policy = "Fail"
+    match_constraints {
+      resource_rules {
+        operations   = ["CREATE", "UPDATE"]
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        resources    = ["deployments"]
+      }
+    }
+    validations {
+      expression = "has(object.metadata.labels) && 'team' in object.metadata.labels"
+      message    = "a Deployment needs a team label"
+    }
+  }
+}
+
+resource "admission_validating_admission_policy_binding" "require_team" {
+  metadata {
+    name = "require-team.example.com"
+  }
+  spec {
+    policy_name        = admission_validating_admission_policy.require_team.id
+    validation_actions = ["Deny"]
+  }
+}
+
 # A sidecar injector that must never see the pods of kube-system, nor its
 # own (it could not start again while it is down).
 resource "admission_mutating_webhook_configuration" "injector" {

@@ -27,30 +27,36 @@ func TestAccExampleTerraformTest(t *testing.T) {
 	t.Run("passes", func(t *testing.T) {
 		module := copyModule(t, filepath.Join(root, "examples", "testing"))
 		out, err := run(t, module)
-		if err != nil || !strings.Contains(out, "3 passed, 0 failed") {
+		if err != nil || !strings.Contains(out, "4 passed, 0 failed") {
 			t.Fatalf("terraform test: %v\n%s", err, out)
 		}
 	})
-	t.Run("can fail", func(t *testing.T) {
-		module := copyModule(t, filepath.Join(root, "examples", "testing"))
-		test := filepath.Join(module, "tests", "admission.tftest.hcl")
-		data, err := os.ReadFile(test)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// 6 replicas is denied: expecting it admitted must fail.
-		changed := strings.Replace(string(data), "condition = !provider::admission::validate(", "condition = provider::admission::validate(", 1)
-		if changed == string(data) {
-			t.Fatal("the example has no denial to turn around")
-		}
-		if err := os.WriteFile(test, []byte(changed), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := run(t, module)
-		if err == nil || !strings.Contains(out, "A Deployment of 6 replicas must be denied.") {
-			t.Fatalf("terraform test passed with a wrong expectation: %v\n%s", err, out)
-		}
-	})
+	// Each expectation turned around must fail: a denial expected admitted, and the whole
+	// chain's admission expected denied.
+	for _, c := range []struct{ from, to, message string }{
+		{"condition = !provider::admission::validate(", "condition = provider::admission::validate(", "A Deployment of 6 replicas must be denied."},
+		{"condition = provider::admission::admit(", "condition = !provider::admission::admit(", "A new Deployment without a team must be labelled, then admitted."},
+	} {
+		t.Run("can fail: "+c.message, func(t *testing.T) {
+			module := copyModule(t, filepath.Join(root, "examples", "testing"))
+			test := filepath.Join(module, "tests", "admission.tftest.hcl")
+			data, err := os.ReadFile(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := strings.Replace(string(data), c.from, c.to, 1)
+			if changed == string(data) {
+				t.Fatalf("the example has no %q to turn around", c.from)
+			}
+			if err := os.WriteFile(test, []byte(changed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(t, module)
+			if err == nil || !strings.Contains(out, c.message) {
+				t.Fatalf("terraform test passed with a wrong expectation: %v\n%s", err, out)
+			}
+		})
+	}
 }
 
 // The examples of the functions' pages plan with no cluster, as their pages

@@ -20,19 +20,26 @@ import (
 
 // All is every function of the provider.
 func All() []func() function.Function {
-	return []func() function.Function{NewValidate, NewMutate, NewWebhooks}
+	return []func() function.Function{NewValidate, NewMutate, NewWebhooks, NewAdmit}
 }
 
 // requestDescription documents the request argument, shared by the functions.
 const requestDescription = "The request: an object with, all optional, `operation` (`CREATE`, `UPDATE`, `DELETE` or `CONNECT`; " +
 	"by default `CREATE` with only `object`, `UPDATE` with `object` and `old_object`, `DELETE` with only `old_object`), " +
 	"`object` and `old_object` (objects in API form, such as `yamldecode(file(\"deployment.yaml\"))`), " +
-	"`namespace` (`name` and `labels`; the name defaults to the object's namespace, else `default`, and the namespace always has " +
-	"the label `kubernetes.io/metadata.name` the server gives it), `user_info` (`username`, `uid`, `groups`, `extra`; " +
+	"`namespace` (a name; `name`, `labels` and `annotations`; or a `Namespace` in API form: what namespace selectors and `namespaceObject` " +
+	"see; the name defaults to the object's namespace, else `default`, and the namespace always has the label `kubernetes.io/metadata.name` " +
+	"the server gives it; a cluster-scoped request has none), `user_info` (`username`, `uid`, `groups`, `extra`; " +
 	"by default `test-user` in `system:authenticated`), `params` (objects in API form that a binding's `param_ref` may find), " +
 	"`authorizer` (a list of rules that allow, each with any of `verb`, `api_group`, `resource`, `subresource`, `namespace`, `name`, " +
-	"`path`, `user` and `groups`; a missing field or `*` matches anything, and what no rule allows is denied), " +
-	"`resource` (`group`, `version`, `resource`, `namespaced`: required for kinds not built into Kubernetes), `sub_resource`, `name` and `dry_run`."
+	"`path`, `user` and `groups`; a missing field or `*` matches anything; the group `system:masters` is allowed everything, as the " +
+	"server's authorizer allows it, and what no rule allows is denied), " +
+	"`resource` (`group`, `version`, `resource`, `kind`, `namespaced`: required for kinds not built into Kubernetes, and for a `Scale`, " +
+	"which several resources serve, where the name of a built-in resource alone will do, such as `{ resource = \"deployments\" }`; " +
+	"a `sub_resource` whose objects' kind only one resource serves, such as a Pod's `status`, finds it), " +
+	"`sub_resource`, `name` and `dry_run`. With `match_policy = \"Equivalent\"`, a rule matches the other versions and groups that serve " +
+	"the same objects (autoscaling/v1 and v2 HorizontalPodAutoscalers, core and events.k8s.io events), the object converted as the server " +
+	"converts it. A field the request does not use is an error."
 
 func dynamicParam(name, desc string) function.DynamicParameter {
 	return function.DynamicParameter{Name: name, MarkdownDescription: desc, AllowUnknownValues: true, AllowNullValue: name == "request"}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -153,7 +154,10 @@ func argError(i int64, name string, err error) *function.FuncError {
 	var ie *simulate.InputError
 	if errors.As(err, &ie) {
 		where := name
-		if ie.Path != "" {
+		switch {
+		case strings.HasPrefix(ie.Path, "["):
+			where = name + ie.Path
+		case ie.Path != "":
 			where = name + "." + ie.Path
 		}
 		return function.NewArgumentFuncError(i, fmt.Sprintf("%s: %v", where, ie.Err))

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/cel/environment"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -59,10 +58,7 @@ func New(c Config) (*Matcher, error) {
 	}
 	return &Matcher{
 		namespaces: c.Namespaces,
-		objects: &admission.RuntimeObjectInterfaces{
-			ObjectCreater: clientgoscheme.Scheme, ObjectTyper: clientgoscheme.Scheme, ObjectDefaulter: clientgoscheme.Scheme,
-			ObjectConvertor: clientgoscheme.Scheme, EquivalentResourceMapper: equivalents,
-		},
+		objects:    objectInterfaces(equivalents),
 		authorizer: c.Authorizer,
 		version:    c.Version,
 		webhooks:   webhooks,
@@ -90,7 +86,8 @@ var syntheticPlugin = sync.OnceValues(func() (*generic.Webhook, error) { return 
 
 // ObjectInterfaces are what the admission plugins convert objects and find equivalent
 // resources with, for the requests this matcher is asked about: the built-in kinds' scheme
-// (k8s.io/client-go kubernetes/scheme) and the matcher's Equivalents. A dispatcher given the
+// (k8s.io/client-go kubernetes/scheme) with the conversions of conversion.go, custom resources
+// as unstructured objects, and the matcher's Equivalents. A dispatcher given the
 // same requests must be given these, so that it matches as the matcher does.
 func (m *Matcher) ObjectInterfaces() admission.ObjectInterfaces { return m.objects }
 

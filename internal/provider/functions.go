@@ -12,8 +12,8 @@ import (
 var _ provider.ProviderWithFunctions = (*admissionProvider)(nil)
 
 // Functions are the provider's functions (internal/functions): validate,
-// mutate and webhooks, which answer offline what the API server does with
-// an admission request.
+// mutate, webhooks and admit, which answer offline what the API server does
+// with an admission request.
 func (p *admissionProvider) Functions(context.Context) []func() function.Function {
 	return functions.All()
 }

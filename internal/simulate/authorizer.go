@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	"k8s.io/apiserver/pkg/authorization/union"
 )
 
 // AuthorizerRule is one thing the authorizer of a request allows. An empty
@@ -59,6 +62,8 @@ func parseAuthorizer(v any) ([]AuthorizerRule, error) {
 // ruleAuthorizer answers the checks of CEL's authorizer from the rules.
 type ruleAuthorizer []AuthorizerRule
 
+var _ authorizer.Authorizer = ruleAuthorizer(nil)
+
 func (rules ruleAuthorizer) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	for _, r := range rules {
 		if r.allows(a) {
@@ -66,6 +71,27 @@ func (rules ruleAuthorizer) Authorize(_ context.Context, a authorizer.Attributes
 		}
 	}
 	return authorizer.DecisionDeny, "no rule of the request's authorizer allows it", nil
+}
+
+// ConditionsAwareAuthorize is Authorize: the rules have no conditions.
+func (rules ruleAuthorizer) ConditionsAwareAuthorize(ctx context.Context, a authorizer.Attributes) authorizer.ConditionsAwareDecision {
+	return authorizer.ConditionsAwareDecisionFromParts(rules.Authorize(ctx, a))
+}
+
+// EvaluateConditions is never asked: the rules make no conditional decision.
+func (ruleAuthorizer) EvaluateConditions(context.Context, authorizer.ConditionsAwareDecision, authorizer.ConditionsData) (authorizer.Decision, string, error) {
+	return authorizer.DecisionDeny, "", authorizer.ErrorConditionEvaluationNotSupported
+}
+
+// requestAuthorizer is the authorizer of a request's checks, as kube-apiserver chains its own
+// (k8s.io/kubernetes pkg/kubeapiserver/authorizer Config.New): the privileged group
+// system:masters is allowed everything first (k8s.io/apiserver pkg/authorization/authorizerfactory
+// NewPrivilegedGroups), then the request's rules decide, in place of the cluster's RBAC.
+func requestAuthorizer(rules []AuthorizerRule) (authorizer.Authorizer, error) {
+	return union.New(
+		union.NamedAuthorizer{AuthorizerName: "privileged-groups", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
+		union.NamedAuthorizer{AuthorizerName: "rules", Authorizer: ruleAuthorizer(rules)},
+	)
 }
 
 func (r AuthorizerRule) allows(a authorizer.Attributes) bool {

@@ -1,7 +1,7 @@
 // Package simulate answers offline what kube-apiserver does with an admission
 // request: for a validating admission policy and its binding (Validate), a
-// mutating one (Mutate), and the webhooks of a configuration
-// (MatchWebhooks). It is the engine of the provider's functions
+// mutating one (Mutate), the webhooks of a configuration (MatchWebhooks),
+// and the whole admission chain for a set of them (Admit). It is the engine of the provider's functions
 // (internal/functions), which read their arguments, in the API form or a
 // resource's, into the API objects it takes: it knows nothing of Terraform.
 // Which hooks a request reaches is the one admission matcher's answer
@@ -19,19 +19,26 @@
 // policies through informers and a policy source that recompiles on a
 // one-second tick, so every answer would wait for caches to sync; the
 // dispatchers are what the plugins call once their sources are ready, and
-// are given the same hooks directly.
+// are given the same hooks directly. Admit runs the dispatchers in the
+// chain's order, and the webhook plugins whole (pkg/admission/plugin/webhook/
+// mutating and validating), over synced informers of the given
+// configurations and a transport that answers as the caller says
+// (offline_webhooks.go), reinvoking as the server's reinvoker does.
 //
 // What the plugins reach beyond the request comes from the request:
-// the namespace (the matcher's GivenNamespaces: the request's namespace, with
-// the kubernetes.io/metadata.name label the server gives every namespace, and
-// no other), the parameter objects (an informer of the request's params),
-// and the authorizer (the request's rules, denying the rest). Objects of
+// the namespace (the matcher's GivenNamespaces: the request's Namespace, its
+// labels and annotations, with the kubernetes.io/metadata.name label the
+// server gives every namespace, and no other), the parameter objects (an
+// informer of the request's params), the authorizer (the privileged group
+// system:masters, then the request's rules, denying the rest), and the
+// equivalent resources (the built-in API's and the request's custom
+// resources'). Objects of
 // built-in kinds are held as their Go types, as the server holds them; apply
 // configurations merge with the built-in schemas embedded in
 // internal/typecheck. What cannot be known offline is not guessed: the
-// server's defaulting of built-in kinds, other policies and webhooks, what
-// a webhook answers, the schemas of custom resources, resources equivalent
-// to one another (matching.NoEquivalents).
+// server's defaulting of built-in kinds (the results' Notes say so), other
+// policies and webhooks of a cluster, what a webhook answers unless the
+// caller says, the schemas of custom resources.
 //
 // The differential test (differential/) holds the answers to a running
 // kube-apiserver.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/informers"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -17,26 +18,48 @@ import (
 )
 
 // env is what the admission plugins reach beyond the request: the
-// namespace, the parameter objects, the authorizer. It is built from the
-// request alone; nothing is asked of a cluster.
+// namespace, the parameter objects, the authorizer, the equivalent
+// resources. It is built from the request alone; nothing is asked of a
+// cluster.
 type env struct {
 	req   *Request
 	attrs *recordingAttributes
 	// matcher is the admission matcher over the request's namespace (and no
-	// other), its authorizer, and no equivalent resources; the dispatchers
-	// match with its predicates and objects.
+	// other), its authorizer, and the equivalent resources of the built-in
+	// API and the request's custom resources; the dispatchers match with its
+	// predicates and objects.
 	matcher *matching.Matcher
 	objects admission.ObjectInterfaces
-	authz   ruleAuthorizer
+	authz   authorizer.Authorizer
 }
 
 func newEnv(req *Request) (*env, error) {
-	authz := ruleAuthorizer(req.Authorizer)
-	m, err := matching.New(matching.Config{Namespaces: matching.GivenNamespaces(req.Namespace), Authorizer: authz})
+	authz, err := requestAuthorizer(req.Authorizer)
+	if err != nil {
+		return nil, err
+	}
+	equivalents, err := req.equivalents()
+	if err != nil {
+		return nil, err
+	}
+	m, err := matching.New(matching.Config{Namespaces: matching.GivenNamespaces(req.Namespace), Equivalents: equivalents, Authorizer: authz})
 	if err != nil {
 		return nil, err
 	}
 	return &env{req: req, attrs: req.attributes(), matcher: m, objects: m.ObjectInterfaces(), authz: authz}, nil
+}
+
+// equivalents are the built-in equivalent resources, and those of the
+// request's custom resources.
+func (r *Request) equivalents() (matching.Equivalents, error) {
+	if len(r.CustomResources) == 0 {
+		return matching.BuiltinEquivalents()
+	}
+	builtin, err := matching.BuiltinServed()
+	if err != nil {
+		return nil, err
+	}
+	return matching.NewEquivalents(append(builtin, r.CustomResources...)...), nil
 }
 
 // paramInformer serves the request's parameter objects of one kind to

@@ -33,6 +33,9 @@ type MutateResult struct {
 	Message string
 	Reason  string
 	Code    int32
+	// Notes say what the server does with the request that the answer
+	// leaves out (the defaults of built-in kinds).
+	Notes []string
 }
 
 // compileMutating compiles a policy as the server does (k8s.io/apiserver
@@ -97,7 +100,7 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	if err != nil {
 		return nil, err
 	}
-	res := &MutateResult{Allowed: true}
+	res := &MutateResult{Allowed: true, Notes: requestNotes(req, false)}
 	if req.Object != nil {
 		// The object as the server holds it (see typed).
 		u, err := unstructuredOf(typed(req.Object), req.Kind)
@@ -124,7 +127,7 @@ func Mutate(ctx context.Context, policy *MutatingPolicy, binding *MutatingBindin
 	}
 	if err != nil {
 		res.Allowed = false
-		res.Message, res.Reason, res.Code = denial(err)
+		res.Message, res.Reason, res.Code = denialOf(err)
 		return res, nil
 	}
 	if obj := e.attrs.GetObject(); obj != nil {

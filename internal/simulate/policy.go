@@ -82,7 +82,7 @@ func policyMatches[P, B runtime.Object, E generic.Evaluator](ctx context.Context
 
 // denial is the message, status reason and HTTP code the client gets for a
 // request a dispatcher rejected with err.
-func denial(err error) (message, reason string, code int32) {
+func denialOf(err error) (message, reason string, code int32) {
 	var status *apierrors.StatusError
 	if errors.As(err, &status) {
 		return status.ErrStatus.Message, string(status.ErrStatus.Reason), status.ErrStatus.Code

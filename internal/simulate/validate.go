@@ -34,6 +34,9 @@ type ValidateResult struct {
 	// AuditAnnotations are the annotations of the audit event (audit
 	// annotations, and the failures of validation action Audit).
 	AuditAnnotations map[string]string
+	// Notes say what the server does with the request that the answer
+	// leaves out (the defaults of built-in kinds).
+	Notes []string
 }
 
 // compositionEnv is the CEL environment the server compiles policies in
@@ -101,7 +104,7 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 	if err != nil {
 		return nil, err
 	}
-	res := &ValidateResult{Allowed: true, AuditAnnotations: map[string]string{}}
+	res := &ValidateResult{Allowed: true, AuditAnnotations: map[string]string{}, Notes: requestNotes(req, true)}
 	if matching.ExcludedFromPolicies(req.Resource.GroupResource()) {
 		return res, nil
 	}
@@ -119,7 +122,7 @@ func Validate(ctx context.Context, policy *ValidatingPolicy, binding *Validating
 	}
 	if err != nil {
 		res.Allowed = false
-		res.Message, res.Reason, res.Code = denial(err)
+		res.Message, res.Reason, res.Code = denialOf(err)
 	}
 	sort.Strings(res.Warnings)
 	return res, nil

@@ -25,6 +25,7 @@ var builtinData []byte
 // resolver of their kinds. Each component schema is decoded from JSON when first needed.
 type builtinAPI struct {
 	version string
+	groups  []*restmapper.APIGroupResources
 	mapper  meta.RESTMapper
 	kinds   map[schema.GroupVersionKind]string
 	raw     map[string]json.RawMessage
@@ -41,9 +42,11 @@ func decodeBuiltin(data []byte) (*builtinAPI, error) {
 	if err != nil {
 		return nil, err
 	}
+	groups := snap.GroupResources()
 	return &builtinAPI{
 		version: snap.ServerVersion,
-		mapper:  restmapper.NewDiscoveryRESTMapper(snap.GroupResources()),
+		groups:  groups,
+		mapper:  restmapper.NewDiscoveryRESTMapper(groups),
 		kinds:   snap.KindSchemas(),
 		raw:     snap.Schemas,
 		decoded: map[string]*spec.Schema{},

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -19,6 +20,17 @@ func BuiltinRESTMapper() (meta.RESTMapper, error) {
 		return nil, err
 	}
 	return b.mapper, nil
+}
+
+// BuiltinResources are the groups, versions and resources built into kube-apiserver (the
+// embedded snapshot, subresources left out), as discovery lists them: what BuiltinRESTMapper is
+// made of. They are shared: read them only.
+func BuiltinResources() ([]*restmapper.APIGroupResources, error) {
+	b, err := builtin()
+	if err != nil {
+		return nil, err
+	}
+	return b.groups, nil
 }
 
 // BuiltinSchemaResolver resolves the schemas of the kinds built into

@@ -97,6 +97,48 @@ run "team_label" {
   }
 }
 
+# The whole chain: the mutating policy labels the Deployment, then the
+# validating policy that requires the label sees it, as the API server runs
+# them one after the other.
+run "label_then_require" {
+  command = plan
+
+  assert {
+    condition = provider::admission::admit(
+      [
+        admission_mutating_admission_policy.team,
+        admission_mutating_admission_policy_binding.team,
+        admission_validating_admission_policy.require_team,
+        admission_validating_admission_policy_binding.require_team,
+      ],
+      { object = { apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "web", namespace = "default" } } }
+    ).allowed
+    error_message = "A new Deployment without a team must be labelled, then admitted."
+  }
+
+  assert {
+    condition = provider::admission::admit(
+      [
+        admission_mutating_admission_policy.team,
+        admission_mutating_admission_policy_binding.team,
+        admission_validating_admission_policy.require_team,
+        admission_validating_admission_policy_binding.require_team,
+      ],
+      { object = { apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "web", namespace = "default" } } }
+    ).object.metadata.labels == { team = "platform" }
+    error_message = "The Deployment stored must have the team label."
+  }
+
+  assert {
+    condition = !provider::admission::validate(
+      admission_validating_admission_policy.require_team,
+      admission_validating_admission_policy_binding.require_team,
+      { object = { apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "web", namespace = "default" } } }
+    ).allowed
+    error_message = "Without the mutating policy, a Deployment without a team must be denied."
+  }
+}
+
 run "injector_skips_kube_system" {
   command = plan
 

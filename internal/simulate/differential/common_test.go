@@ -33,7 +33,8 @@ const user = "writer"
 
 // grants are what RBAC lets the writer do, as RBAC rules and as the rules
 // of the offline authorizer.
-var grants = []struct{ group, resource string }{{"", "configmaps"}, {"apps", "deployments"}}
+var grants = []struct{ group, resource string }{{"", "configmaps"}, {"apps", "deployments"}, {"apps", "deployments/scale"},
+	{"autoscaling", "horizontalpodautoscalers"}, {"", "events"}, {"events.k8s.io", "events"}}
 
 var grantVerbs = []string{"get", "list", "create", "update"}
 
@@ -56,14 +57,22 @@ var namespaces = map[string]map[string]string{
 
 var namespaceNames = []string{"sim-prod", "sim-dev", "sim-bare"}
 
+// namespaceAnnotations are the annotations of the namespaces, which namespaceObject shows.
+var namespaceAnnotations = map[string]map[string]string{
+	"sim-prod": {"max-replicas": "3", "owner": "team-a"},
+	"sim-dev":  {"owner": "team-b"},
+}
+
 // world is what every kind's requests share on the server.
 type world struct {
-	admin   kubernetes.Interface
-	dyn     dynamic.Interface
-	writer  dynamic.Interface
-	warn    *warningRecorder
-	params  []*unstructured.Unstructured // as stored
-	version string
+	admin  kubernetes.Interface
+	dyn    dynamic.Interface
+	writer dynamic.Interface
+	// adminDyn sends as the admin (system:masters) by token, with the warnings recorded.
+	adminDyn dynamic.Interface
+	warn     *warningRecorder
+	params   []*unstructured.Unstructured // as stored
+	version  string
 }
 
 var (
@@ -96,13 +105,18 @@ func newWorld(t *testing.T) (*world, error) {
 	if w.writer, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
+	adminCfg := cp.TokenRESTConfig(cp.AdminToken)
+	adminCfg.WarningHandler = w.warn
+	if w.adminDyn, err = dynamic.NewForConfig(adminCfg); err != nil {
+		return nil, err
+	}
 	v, err := admin.Discovery().ServerVersion()
 	if err != nil {
 		return nil, err
 	}
 	w.version = v.GitVersion
 	for name, labels := range namespaces {
-		_, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{})
+		_, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: namespaceAnnotations[name]}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, err
 		}
@@ -195,14 +209,23 @@ type serverAnswer struct {
 	object   *unstructured.Unstructured
 }
 
-// send sends a request as a dry run, as the writer.
+// send sends a request as a dry run, as the writer (or the admin, in system:masters).
 func (w *world) send(ctx context.Context, r *request) serverAnswer {
 	res := resourceOf(r.object)
-	client := w.writer.Resource(res).Namespace(r.object.GetNamespace())
+	if r.subresource != "" {
+		res = r.resource
+	}
+	sender := w.writer
+	if r.admin {
+		sender = w.adminDyn
+	}
+	client := sender.Resource(res).Namespace(r.object.GetNamespace())
 	w.warn.take()
 	var got *unstructured.Unstructured
 	var err error
-	if r.old != nil {
+	if r.subresource != "" {
+		got, err = client.Update(ctx, r.object.DeepCopy(), metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}, r.subresource)
+	} else if r.old != nil {
 		got, err = client.Update(ctx, r.object.DeepCopy(), metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 	} else {
 		got, err = client.Create(ctx, r.object.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
@@ -222,6 +245,12 @@ func (w *world) send(ctx context.Context, r *request) serverAnswer {
 type request struct {
 	object *unstructured.Unstructured
 	old    *unstructured.Unstructured
+	// subresource, with resource, is an update of that subresource (object and old are its
+	// objects, such as a Scale).
+	subresource string
+	resource    schema.GroupVersionResource
+	// admin: sent by the admin, in the group system:masters, rather than the writer.
+	admin bool
 }
 
 // offline is the request as the functions take it.
@@ -229,10 +258,18 @@ func (r *request) offline(w *world) (*simulate.Request, error) {
 	ns := r.object.GetNamespace()
 	m := map[string]any{
 		"object":     roundTrip(r.object.Object),
-		"namespace":  map[string]any{"name": ns, "labels": toAny(namespaces[ns])},
+		"namespace":  map[string]any{"name": ns, "labels": toAny(namespaces[ns]), "annotations": toAny(namespaceAnnotations[ns])},
 		"user_info":  map[string]any{"username": user, "groups": []any{"system:authenticated"}},
 		"authorizer": authorizerRules(),
 		"dry_run":    true,
+	}
+	if r.admin {
+		m["user_info"] = map[string]any{"username": "admin", "groups": []any{"system:masters", "system:authenticated"}}
+		delete(m, "authorizer")
+	}
+	if r.subresource != "" {
+		m["sub_resource"] = r.subresource
+		m["resource"] = map[string]any{"group": r.resource.Group, "version": r.resource.Version, "resource": r.resource.Resource}
 	}
 	if r.old != nil {
 		m["old_object"] = roundTrip(r.old.Object)
@@ -335,17 +372,24 @@ func (g *generator) changed(obj *unstructured.Unstructured) *unstructured.Unstru
 		delete(labels, "team")
 	}
 	out.SetLabels(labels)
-	if out.GetKind() == "Deployment" {
+	switch out.GetKind() {
+	case "Deployment":
 		_ = unstructured.SetNestedField(out.Object, int64(g.r.IntN(8)), "spec", "replicas")
-	} else {
+	case "ConfigMap":
 		_ = unstructured.SetNestedField(out.Object, g.pick("1", "9"), "data", "max")
 	}
 	return out
 }
 
 func resourceOf(obj *unstructured.Unstructured) schema.GroupVersionResource {
-	if obj.GetKind() == "Deployment" {
+	gv, _ := schema.ParseGroupVersion(obj.GetAPIVersion())
+	switch obj.GetKind() {
+	case "Deployment":
 		return schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	case "HorizontalPodAutoscaler":
+		return gv.WithResource("horizontalpodautoscalers")
+	case "Event":
+		return gv.WithResource("events")
 	}
 	return schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 }

@@ -37,6 +37,8 @@ type recorder struct {
 	caPEM  []byte
 	mu     sync.Mutex
 	calls  map[string][]string // namespace/name → webhook names
+	// answers are the responses of webhooks (by name) that do not simply allow.
+	answers map[string]admissionv1.AdmissionResponse
 }
 
 func newRecorder(t *testing.T) *recorder {
@@ -87,8 +89,30 @@ func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 	r.calls[key] = append(r.calls[key], strings.TrimPrefix(req.URL.Path, "/"))
 	r.mu.Unlock()
 	review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+	if a, ok := r.answer(strings.TrimPrefix(req.URL.Path, "/")); ok {
+		a.UID = review.Request.UID
+		review.Response = &a
+	}
 	review.Request = nil
 	_ = json.NewEncoder(w).Encode(review)
+}
+
+// answer is the response webhook name is given, if it is not simply to allow.
+func (r *recorder) answer(name string) (admissionv1.AdmissionResponse, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.answers[name]
+	return a, ok
+}
+
+// setAnswer makes webhook name respond with a.
+func (r *recorder) setAnswer(name string, a admissionv1.AdmissionResponse) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.answers == nil {
+		r.answers = map[string]admissionv1.AdmissionResponse{}
+	}
+	r.answers[name] = a
 }
 
 func (r *recorder) take(key string) []string {
