@@ -13,9 +13,12 @@ import (
 )
 
 // budgetConfig is a policy on deployments (type-checked against a built-in
-// schema, so with no request) and its binding, through the proxy.
+// schema, so with no request) and its binding, through the proxy. The
+// impact on the cluster's objects is off (impact_max_objects = 0): its reads
+// are bounded by their own settings and counted by its own tests
+// (impact_acc_test.go); this budget is that of the objects' own requests.
 func budgetConfig(t *testing.T, p *faultproxy.Proxy, name, message string) string {
-	return acctest.ProxiedProvider(t, p) + fmt.Sprintf(`
+	return acctest.ProxiedProvider(t, p, "impact_max_objects = 0") + fmt.Sprintf(`
 resource "admission_validating_admission_policy" "p" {
   metadata {
     name = %[1]q
