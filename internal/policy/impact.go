@@ -91,25 +91,35 @@ func incomplete(subject, what string, err error) warning.Warning {
 		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", subject, what, err)}
 }
 
+// startPolicyImpact records the planned policy p of the kind for the bindings planned after it
+// (nil when its spec is not known yet) and gives the cluster its impact is read from, with the
+// subject of its warnings; a nil cluster ends it there, with the warnings done (none without a
+// cluster, "known after apply" for a spec not known yet).
+func startPolicyImpact[P any](per *object.PerClient[*sync.Map], env object.PlanEnv, kind, name string, p *P) (c *impact.Cluster, subject string, done []warning.Warning) {
+	if env.Client == nil {
+		return nil, "", nil
+	}
+	unknown := env.UnknownUnder("spec")
+	if unknown {
+		p = nil
+	}
+	plannedOf(per, env).Store(name, p)
+	if c = impactCluster(env); c == nil {
+		return nil, "", nil
+	}
+	subject = fmt.Sprintf("%s %q, as planned,", kind, name)
+	if unknown {
+		return nil, "", []warning.Warning{knownAfterApply(subject, "part of its spec")}
+	}
+	return c, subject, nil
+}
+
 // validatingPolicyImpact is the impact of a planned validating policy through the bindings the
 // cluster has of it, with the flips against the policy the cluster has.
 func validatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
-	if env.Client == nil {
-		return nil
-	}
-	planned := plannedOf(&plannedValidating, env)
-	if env.UnknownUnder("spec") {
-		planned.Store(p.Name, (*validatingPolicy)(nil))
-	} else {
-		planned.Store(p.Name, p)
-	}
-	c := impactCluster(env)
+	c, subject, done := startPolicyImpact(&plannedValidating, env, "ValidatingAdmissionPolicy", p.Name, p)
 	if c == nil {
-		return nil
-	}
-	subject := fmt.Sprintf("ValidatingAdmissionPolicy %q, as planned,", p.Name)
-	if env.UnknownUnder("spec") {
-		return []warning.Warning{knownAfterApply(subject, "part of its spec")}
+		return done
 	}
 	ctx = impactContext(ctx)
 	bindings, err := c.ValidatingBindings(ctx, p.Name)
@@ -197,22 +207,9 @@ func validatingBindingImpact(ctx context.Context, env object.PlanEnv, b *validat
 // mutatingPolicyImpact is the impact of a planned mutating policy through the bindings the
 // cluster has of it.
 func mutatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
-	if env.Client == nil {
-		return nil
-	}
-	planned := plannedOf(&plannedMutating, env)
-	if env.UnknownUnder("spec") {
-		planned.Store(p.Name, (*mutatingPolicy)(nil))
-	} else {
-		planned.Store(p.Name, p)
-	}
-	c := impactCluster(env)
+	c, subject, done := startPolicyImpact(&plannedMutating, env, "MutatingAdmissionPolicy", p.Name, p)
 	if c == nil {
-		return nil
-	}
-	subject := fmt.Sprintf("MutatingAdmissionPolicy %q, as planned,", p.Name)
-	if env.UnknownUnder("spec") {
-		return []warning.Warning{knownAfterApply(subject, "part of its spec")}
+		return done
 	}
 	ctx = impactContext(ctx)
 	bindings, err := c.MutatingBindings(ctx, p.Name)
