@@ -83,7 +83,9 @@ build() {
 	trap 'rm -rf "$build_tmp"; exit 130' INT
 	trap 'rm -rf "$build_tmp"; exit 143' TERM
 	start=$(date +%s)
-	(cd "$dir" && go build -trimpath "$@" -o "$build_tmp/$name" "$pkg") >&2 ||
+	local trim=-trimpath
+	[ -n "${share_build_cache:-}" ] && trim=
+	(cd "$dir" && go build $trim "$@" -o "$build_tmp/$name" "$pkg") >&2 ||
 		die "building $name $version failed"
 	mv -f "$build_tmp/$name" "$out"
 	rm -rf "$build_tmp"
@@ -109,10 +111,19 @@ k8s_ldflags() {
 	echo "$ld"
 }
 
+# kube-apiserver is built without -trimpath, the flag of every other tool:
+# tools/kube-apiserver requires the same versions of its modules as the
+# provider (k8s.io/apiserver, client-go, api, apimachinery and what they
+# import), as internal/validation/parity, internal/typecheck/parity and the
+# 1.37 oracle of internal/validation/matrix do, and go test builds those
+# without -trimpath: with the same flags, the packages compiled for
+# kube-apiserver are reused from the Go build cache by the first go test
+# instead of being compiled again (-trimpath is part of a package's action
+# ID in cmd/go/internal/work buildActionID).
 tool_kube_apiserver() {
 	local dir=$tools_dir/kube-apiserver v
 	v=$(modversion "$dir" k8s.io/kubernetes)
-	build kube-apiserver "$v" "$dir" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$(k8s_ldflags "$v")"
+	share_build_cache=1 build kube-apiserver "$v" "$dir" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$(k8s_ldflags "$v")"
 }
 
 # kubectl for the benchmark, from its own module (its dependencies are not

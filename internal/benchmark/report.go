@@ -72,10 +72,14 @@ func DescribeMachine(terraform, kubectl, kubeAPIServer, etcd string) Machine {
 			GitVersion string `json:"gitVersion"`
 		} `json:"clientVersion"`
 	}
-	if json.Unmarshal([]byte(output(kubectl, "version", "--client", "-o", "json")), &kc) == nil {
-		m.Kubectl = kc.ClientVersion.GitVersion
+	if kubectl == "" {
+		m.Kubectl = "not measured"
+	} else {
+		if json.Unmarshal([]byte(output(kubectl, "version", "--client", "-o", "json")), &kc) == nil {
+			m.Kubectl = kc.ClientVersion.GitVersion
+		}
+		m.Kubectl += " (" + kubectl + ")"
 	}
-	m.Kubectl += " (" + kubectl + ")"
 	m.KubeAPIServer = firstLine(output(kubeAPIServer, "--version"))
 	m.Etcd = firstLine(output(etcd, "--version"))
 	m.Commit = strings.TrimSpace(output("git", "describe", "--always", "--dirty", "--exclude=*"))

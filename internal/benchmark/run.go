@@ -84,6 +84,10 @@ type Config struct {
 	Env []string
 	// Parallelism is terraform's -parallelism; 0 leaves its default (10).
 	Parallelism int
+	// Phases, when set, are the phases to run, a prefix of Phases (each
+	// phase starts from where the one before it left the objects); nil
+	// runs them all.
+	Phases []string
 	// Conditions is the number of match conditions per webhook in the
 	// objects (hashicorp/kubernetes has no match_conditions: 0 compares
 	// with it).
@@ -207,7 +211,7 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		return nil, err
 	}
 	var results []Result
-	for _, phase := range Phases {
+	for _, phase := range c.phases() {
 		res, err := r.phase(ctx, phase)
 		if err != nil {
 			return results, err
@@ -221,6 +225,29 @@ func (c *Config) Run(ctx context.Context, tool string, n int) ([]Result, error) 
 		}
 	}
 	return results, nil
+}
+
+// phases are the phases Run measures, in order.
+func (c *Config) phases() []string {
+	if c.Phases == nil {
+		return Phases
+	}
+	return c.Phases
+}
+
+// ParsePhases reads a comma-separated list of phases, which must be a
+// prefix of Phases ("create,noop" measures the apply from empty and the
+// no-change plan, and leaves the change and the destroy out).
+func ParsePhases(s string) ([]string, error) {
+	var out []string
+	for i, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if i >= len(Phases) || p != Phases[i] {
+			return nil, fmt.Errorf("phases %q: want a prefix of %s (each phase starts where the one before left the objects)", s, strings.Join(Phases, ","))
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 type run struct {

@@ -24,6 +24,8 @@
 // Terraform starts, a CPU profile, an allocation profile and a profile of the
 // heap at its largest (cpu-PID, heap-PID and heap-peak-PID.pprof, in a
 // directory per size and phase);
+// -phases create,noop measures only the apply from empty and the no-change
+// plan (for a large N, where the change and the destroy take longest);
 // -count-log counts the provider's log output; -tfenv KEY=VALUE sets the
 // environment of terraform and the provider; -provider-src DIR measures a
 // changed copy of the provider and -provider-rev REV a clean export of a
@@ -46,6 +48,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,6 +88,7 @@ func run() error {
 	var env multiFlag
 	flag.Var(&env, "tfenv", "KEY=VALUE added to the environment of terraform and the provider (repeatable), for experiments")
 	notes := flag.String("notes", "", "file of notes (Markdown) to append to the results")
+	phasesFlag := flag.String("phases", strings.Join(benchmark.Phases, ","), "phases to measure, a prefix of create,noop,change,destroy (create,noop for a shorter run at a large N)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -102,6 +106,10 @@ func run() error {
 		}
 		sizes = append(sizes, n)
 	}
+	phases, err := benchmark.ParsePhases(*phasesFlag)
+	if err != nil {
+		return fmt.Errorf("-phases: %w", err)
+	}
 	var lats []time.Duration
 	for _, s := range strings.Split(*latencies, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(s))
@@ -110,9 +118,11 @@ func run() error {
 		}
 		lats = append(lats, d)
 	}
-	if *kubectl == "" {
+	measuresKubectl := slices.Contains(strings.Split(strings.ReplaceAll(*toolsFlag, " ", ""), ","), benchmark.Kubectl)
+	if *kubectl == "" && measuresKubectl {
 		// kubectl of the server's version, built once: the one on PATH
-		// may be of any version, or a dispatcher that picks one.
+		// may be of any version, or a dispatcher that picks one. Built
+		// only when kubectl is measured: its first build takes minutes.
 		var buildErr error
 		if *kubectl, buildErr = tool(root, "kubectl"); buildErr != nil {
 			if *kubectl, err = exec.LookPath("kubectl"); err != nil {
@@ -207,7 +217,7 @@ func run() error {
 		Terraform: *terraform, Kubectl: *kubectl,
 		Provider: provider, Wrapper: wrapper, PprofDir: *pprofDir,
 		Parallelism: *parallelism, WorkDir: work, Log: os.Stderr,
-		CountLog: *countLog, Env: env, Conditions: *conditions,
+		CountLog: *countLog, Env: env, Conditions: *conditions, Phases: phases,
 	}
 	var tools []string
 	peer := benchmark.PeerFromEnv()
