@@ -356,10 +356,11 @@ func testProtocolFixture(t *testing.T, served bool) {
 	}
 
 	// A create whose plan's dry run found no object of its name does not
-	// read the object first; one whose plan could not tell (no planned
-	// identity) does. A create planned over an object that exists (as the
-	// replacement of a tainted one, whose identity Terraform passes on) has
-	// no planned identity.
+	// read the object first: its plan names the id (in every Terraform
+	// version) and the identity (from 1.12). One whose plan could not tell
+	// (the id known only after apply) does. A create planned over an
+	// object that exists (as the replacement of a tainted one, whose
+	// identity Terraform passes on) has neither.
 	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -374,6 +375,9 @@ func testProtocolFixture(t *testing.T, served bool) {
 	if id, err := over.PlannedIdentity.IdentityData.Unmarshal(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}); err != nil || !id.IsNull() {
 		t.Errorf("a create planned over an existing object has the planned identity %v (%v), want null", id, err)
 	}
+	if id := plannedID(t, f.typ, over.PlannedState); id.IsKnown() {
+		t.Errorf("a create planned over an existing object has the planned id %v, want unknown", id)
+	}
 	f.gone.Store(true)
 	defer f.gone.Store(false)
 	cp, err := f.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
@@ -383,13 +387,23 @@ func testProtocolFixture(t *testing.T, served bool) {
 		t.Fatal(err)
 	}
 	checkDiags(t, "plan of a create", cp.Diagnostics)
+	if id := plannedID(t, f.typ, cp.PlannedState); !id.IsKnown() || id.IsNull() {
+		t.Errorf("a create whose dry run found no object of its name has the planned id %v, want its name", id)
+	}
+	unknownID := withUnknownID(t, f.typ, cp.PlannedState)
 	for _, c := range []struct {
+		what     string
+		planned  *tfprotov6.DynamicValue
 		identity *tfprotov6.ResourceIdentityData
 		wantGets int32
-	}{{cp.PlannedIdentity, 0}, {nil, 1}} {
+	}{
+		{"planned id and identity (Terraform 1.12 and later)", cp.PlannedState, cp.PlannedIdentity, 0},
+		{"planned id, no identity (Terraform before 1.12)", cp.PlannedState, nil, 0},
+		{"id known only after apply (a plan that could not reach the server)", unknownID, nil, 1},
+	} {
 		f.gets.Store(0)
 		ap, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
-			TypeName: resourceType, Config: f.config, PriorState: &null, PlannedState: cp.PlannedState,
+			TypeName: resourceType, Config: f.config, PriorState: &null, PlannedState: c.planned,
 			PlannedIdentity: c.identity, PlannedPrivate: cp.PlannedPrivate,
 		})
 		if err != nil {
@@ -397,9 +411,43 @@ func testProtocolFixture(t *testing.T, served bool) {
 		}
 		checkDiags(t, "create", ap.Diagnostics)
 		if got := f.gets.Load(); got != c.wantGets {
-			t.Errorf("create with planned identity %v: %d GETs, want %d", c.identity != nil, got, c.wantGets)
+			t.Errorf("create with %s: %d GETs, want %d", c.what, got, c.wantGets)
 		}
 	}
+}
+
+// plannedID is the id in a planned state.
+func plannedID(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) tftypes.Value {
+	t.Helper()
+	v, err := planned.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	return attrs["id"]
+}
+
+// withUnknownID is planned with its id unknown, as a plan that made no dry
+// run leaves it.
+func withUnknownID(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	t.Helper()
+	v, err := planned.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	attrs["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	out, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }
 
 // BenchmarkProtocol measures one call of each kind for one object of the

@@ -132,22 +132,34 @@ func identity(t *testing.T, name *string) *tfsdk.ResourceIdentity {
 }
 
 // A create reads the cluster first unless its plan found no object of
-// that name: a planned identity that names the object.
-func TestPlannedIdentity(t *testing.T) {
+// that name: a planned id or a planned identity that names the object.
+func TestPlannedAbsent(t *testing.T) {
 	ctx := context.Background()
 	name := "p.example.com"
-	if plannedAbsent(ctx, nil, name) {
-		t.Error("no identity (Terraform before 1.12): want a read before the create")
-	}
-	if plannedAbsent(ctx, identity(t, nil), name) {
-		t.Error("a null planned identity: want a read before the create")
-	}
-	if !plannedAbsent(ctx, identity(t, &name), name) {
-		t.Error("a planned identity that names the object: want no read")
-	}
 	other := "other.example.com"
-	if plannedAbsent(ctx, identity(t, &other), name) {
-		t.Error("a planned identity of another name (renamed since the plan): want a read")
+	header := func(id types.String, name string) Header {
+		return Header{ID: id, Metadata: []metadata.Model{{Name: types.StringValue(name)}}}
+	}
+	unknown := header(types.StringUnknown(), name)
+	for _, c := range []struct {
+		what     string
+		planned  Header
+		identity *tfsdk.ResourceIdentity
+		want     bool
+	}{
+		{"no id, no identity (Terraform before 1.12, the plan could not reach the server)", unknown, nil, false},
+		{"a null planned identity", unknown, identity(t, nil), false},
+		{"a planned identity that names the object", unknown, identity(t, &name), true},
+		{"a planned identity of another name (renamed since the plan)", unknown, identity(t, &other), false},
+		{"a planned id that names the object (any Terraform)", header(types.StringValue(name), name), nil, true},
+		{"a planned id of another name", header(types.StringValue(other), name), nil, false},
+		{"a null planned id", header(types.StringNull(), name), nil, false},
+		{"no name", header(types.StringValue(""), ""), nil, false},
+		{"no metadata block", Header{ID: types.StringValue(name)}, identity(t, &name), false},
+	} {
+		if got := plannedAbsent(ctx, c.planned, c.identity); got != c.want {
+			t.Errorf("%s: plannedAbsent = %v, want %v", c.what, got, c.want)
+		}
 	}
 	id := identity(t, &name)
 	clearPlannedIdentity(ctx, id)

@@ -108,19 +108,24 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of
 		// that name yet (a dry run over an existing object answers with
-		// its resourceVersion). The planned identity says so to Create.
+		// its resourceVersion). The planned id and identity say so to
+		// Create (plannedAbsent).
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), name)...)
 		SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 	case !create && err == nil:
 		r.planNoWrite(ctx, req, resp, dryRun)
 	}
 }
 
-// The plan of a create names the object's identity only when its dry run
-// found no object of that name; Create then need not ask the server again
-// (the plan that terraform apply makes just before the create is the one it
-// applies). Left null, as when the plan could not reach the server, or by a
-// Terraform without resource identity (before 1.12), Create reads the object
-// first: server-side apply would take over an object of the same name.
+// The plan of a create names the object's id (the name it will have) and
+// its identity only when its dry run found no object of that name; Create
+// then need not ask the server again (the plan that terraform apply makes
+// just before the create is the one it applies). The id is what carries it
+// to Create in every Terraform version: the framework hands Create neither
+// the planned private state (fwserver.CreateResource starts from an empty
+// one) nor, before Terraform 1.12, an identity. Left unknown, as when the
+// plan could not reach the server, Create reads the object first:
+// server-side apply would take over an object of the same name.
 
 // clearPlannedIdentity leaves the planned identity of a create null.
 func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
@@ -129,13 +134,23 @@ func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity)
 	}
 }
 
-// plannedAbsent reports whether the plan of a create found no object named
-// name (its planned identity names it).
-func plannedAbsent(ctx context.Context, identity *tfsdk.ResourceIdentity, name string) bool {
+// plannedAbsent reports whether the plan of a create found no object of the
+// name in its metadata: its planned id or its planned identity names it.
+func plannedAbsent(ctx context.Context, planned Header, identity *tfsdk.ResourceIdentity) bool {
+	if len(planned.Metadata) == 0 {
+		return false
+	}
+	name := planned.Metadata[0].Name.ValueString()
+	if name == "" {
+		return false
+	}
+	if planned.ID.ValueString() == name {
+		return true
+	}
 	if identity == nil || identity.Raw.IsNull() {
 		return false
 	}
-	var planned types.String
-	diags := identity.GetAttribute(ctx, path.Root("name"), &planned)
-	return !diags.HasError() && planned.ValueString() == name
+	var id types.String
+	diags := identity.GetAttribute(ctx, path.Root("name"), &id)
+	return !diags.HasError() && id.ValueString() == name
 }

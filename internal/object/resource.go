@@ -143,7 +143,7 @@ func (r *Resource[M, T]) Create(ctx context.Context, req resource.CreateRequest,
 	// Server-side apply would take over an object of the same name: a
 	// create stops at one (absent), unless the dry run of the plan just
 	// made found none (plannedAbsent).
-	if !plannedAbsent(ctx, req.Identity, name) && !r.absent(ctx, c, name, &resp.Diagnostics) {
+	if !plannedAbsent(ctx, plan.header(), req.Identity) && !r.absent(ctx, c, name, &resp.Diagnostics) {
 		return
 	}
 	if !r.beforeWrite(ctx, c, &plan, cfg, nil, &resp.Diagnostics) {
