@@ -94,6 +94,11 @@ func TestAccMinimalShowsServerDefaults(t *testing.T) {
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{{
 			Config: minimalConfig(t, name),
+			// The plan's dry run found the name free: the id is known at
+			// plan, and the apply writes without reading first.
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resourceAddr, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(resourceAddr, tfjsonpath.New("id"), knownvalue.StringExact(name)),
 				statecheck.ExpectKnownValue(resourceAddr, webhookPath(0, "failure_policy"), knownvalue.StringExact("Fail")),
@@ -464,6 +469,46 @@ func TestAccCreateOverExistingObjectFails(t *testing.T) {
 		},
 		CheckDestroy: checkGone(t, name),
 	})
+}
+
+// A create whose plan made no dry run (dry_run_on_plan = false) does not know
+// the name is free: its id is known only after apply, and the apply reads
+// first, so that an object made between the plan and the apply stops it
+// rather than being taken over.
+func TestAccCreateReadsFirstWhenItsPlanCouldNotTell(t *testing.T) {
+	name := randomName()
+	cs := acctest.Clientset(t)
+	t.Cleanup(func() {
+		_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	cfg := replaceOnce(minimalConfig(t, name), "config_path", "dry_run_on_plan = false\n  config_path")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(resourceAddr, tfjsonpath.New("id")),
+				beforeApply(func() { createWithClientGo(t, cs, name) }),
+			}},
+			ExpectError: regexp.MustCompile(`(?s)already exists.*terraform import`),
+		}},
+	})
+	got, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range got.ManagedFields {
+		if m.Operation == metav1.ManagedFieldsOperationApply {
+			t.Errorf("the object made between the plan and the apply was written by %s", m.Manager)
+		}
+	}
+}
+
+// beforeApply runs f between the plan and the apply of a step.
+type beforeApply func()
+
+func (f beforeApply) CheckPlan(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
+	f()
 }
 
 func TestAccMisspeltArgumentIsAnError(t *testing.T) {
