@@ -3,7 +3,7 @@ package object
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -56,9 +56,18 @@ const (
 
 // serverObject is what the private state keeps of the object the server
 // has: its resource version and the digest of the rest (fingerprint).
+//
+// It is kept short: Terraform stores the private state of every resource
+// in the state file (base64 of the framework's JSON, whose values are
+// base64 again), and writes the whole file after each resource it applies
+// (terraform's statemgr.Filesystem.WriteState), so that in an apply of N
+// objects every byte here is written some N²/2 times. A private state of
+// an earlier version of the provider, in longer names, decodes without a
+// resource version, which only means that the plan finds no unchanged
+// object to skip the write of; the refresh before each plan writes it anew.
 type serverObject struct {
-	ResourceVersion string `json:"resourceVersion"`
-	Digest          string `json:"digest,omitempty"`
+	ResourceVersion string `json:"rv"`
+	Digest          string `json:"d,omitempty"`
 }
 
 // privateReader reads the resource's private state in a request.
@@ -81,7 +90,8 @@ func (d *Description[M, T]) fingerprint(obj *T) serverObject {
 		return serverObject{ResourceVersion: rv}
 	}
 	sum := sha256.Sum256(data)
-	return serverObject{ResourceVersion: rv, Digest: hex.EncodeToString(sum[:])}
+	// 128 bits tell the versions of one object apart as well as 256.
+	return serverObject{ResourceVersion: rv, Digest: base64.RawStdEncoding.EncodeToString(sum[:16])}
 }
 
 // keepServerObject records obj, as the server has it now, in the private

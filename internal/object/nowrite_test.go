@@ -1,6 +1,8 @@
 package object
 
 import (
+	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -188,5 +190,28 @@ func TestFingerprint(t *testing.T) {
 	later.ResourceVersion = "8"
 	if testKind.fingerprint(later) == testKind.fingerprint(obj) {
 		t.Error("another resource version leaves the fingerprint as it was")
+	}
+}
+
+// What the private state keeps of the server's object is short (Terraform
+// writes every resource's private state into the state file after each
+// resource it applies), and one kept by an earlier version, in longer
+// names, reads as no resource version: no unchanged object to skip the
+// write of, never a wrong one.
+func TestServerObjectIsShort(t *testing.T) {
+	obj := &testPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", ResourceVersion: "208", Labels: map[string]string{"app": "x"}}}
+	data, err := json.Marshal(testKind.fingerprint(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^\{"rv":"208","d":"[A-Za-z0-9+/]{22}"\}$`).Match(data) {
+		t.Errorf("server object kept as %s, want rv and a 128-bit digest in base64", data)
+	}
+	var old serverObject
+	if err := json.Unmarshal([]byte(`{"resourceVersion":"208","digest":"80868c0803c36703f81afb0125d4af85fde0d89cd139e1f53f1f1d581f2e2230"}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.ResourceVersion != "" || old == testKind.fingerprint(obj) {
+		t.Errorf("an earlier version's server object reads as %+v", old)
 	}
 }

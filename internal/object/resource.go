@@ -377,5 +377,10 @@ func (r *Resource[M, T]) keepOwnership(ctx context.Context, cfg *M, private priv
 		diags.AddError("Cannot record which fields Terraform owns", err.Error())
 		return
 	}
+	if string(data) == "[]" || string(data) == "null" {
+		// None: no key, which reads as none, and keeps the state small
+		// (see serverObject).
+		data = nil
+	}
 	diags.Append(private.SetKey(ctx, key, data)...)
 }
