@@ -24,6 +24,10 @@ func (s *Server) ValidateFast(ctx context.Context, req *tfprotov6.ValidateResour
 	return s.validate(ctx, req)
 }
 
+func (s *Server) UpgradeFast(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) *tfprotov6.UpgradeResourceStateResponse {
+	return s.upgrade(ctx, req)
+}
+
 func (s *Server) ReadFast(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
 	return s.read(ctx, req)
 }

@@ -10,7 +10,9 @@
 //   - ValidateResourceConfig (validate.go), ReadResource (read.go),
 //     PlanResourceChange (plan.go) and ApplyResourceChange (apply.go): the
 //     framework's answer, computed without its walks over every value of
-//     the request.
+//     the request;
+//   - UpgradeResourceState (upgrade.go) of a state at the schema's version:
+//     the framework's answer, read from the JSON in one pass.
 //
 // The framework decodes every configuration, plan and state a request
 // carries with walks that resolve each value's schema path from the root
