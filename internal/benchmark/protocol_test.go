@@ -356,9 +356,11 @@ func testProtocolFixture(t *testing.T, served bool) {
 	}
 
 	// A create whose plan's dry run found no object of its name does not
-	// read the object first: its plan names the id (in every Terraform
-	// version) and the identity (from 1.12). One whose plan could not tell
-	// (the id known only after apply) does. A create planned over an
+	// read the object first: its plan names the generation of the object
+	// its dry run made (in every Terraform version) and the identity (from
+	// 1.12). One whose plan could not tell (the generation known only
+	// after apply) does. The id stays known only after apply: other
+	// resources refer to it. A create planned over an
 	// object that exists (as the replacement of a tainted one, whose
 	// identity Terraform passes on) has neither.
 	null, err := tfprotov6.NewDynamicValue(f.typ, tftypes.NewValue(f.typ, nil))
@@ -375,8 +377,8 @@ func testProtocolFixture(t *testing.T, served bool) {
 	if id, err := over.PlannedIdentity.IdentityData.Unmarshal(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}); err != nil || !id.IsNull() {
 		t.Errorf("a create planned over an existing object has the planned identity %v (%v), want null", id, err)
 	}
-	if id := plannedID(t, f.typ, over.PlannedState); id.IsKnown() {
-		t.Errorf("a create planned over an existing object has the planned id %v, want unknown", id)
+	if g := plannedGeneration(t, f.typ, over.PlannedState); g.IsKnown() {
+		t.Errorf("a create planned over an existing object has the planned generation %v, want unknown", g)
 	}
 	f.gone.Store(true)
 	defer f.gone.Store(false)
@@ -387,19 +389,22 @@ func testProtocolFixture(t *testing.T, served bool) {
 		t.Fatal(err)
 	}
 	checkDiags(t, "plan of a create", cp.Diagnostics)
-	if id := plannedID(t, f.typ, cp.PlannedState); !id.IsKnown() || id.IsNull() {
-		t.Errorf("a create whose dry run found no object of its name has the planned id %v, want its name", id)
+	if g := plannedGeneration(t, f.typ, cp.PlannedState); !g.Equal(tftypes.NewValue(tftypes.Number, 1)) {
+		t.Errorf("a create whose dry run found no object of its name has the planned generation %v, want 1", g)
 	}
-	unknownID := withUnknownID(t, f.typ, cp.PlannedState)
+	if id := attrsOf(t, f.typ, cp.PlannedState)["id"]; id.IsKnown() {
+		t.Errorf("a create has the planned id %v, want unknown (other resources refer to it)", id)
+	}
+	unknownGeneration := withUnknownGeneration(t, f.typ, cp.PlannedState)
 	for _, c := range []struct {
 		what     string
 		planned  *tfprotov6.DynamicValue
 		identity *tfprotov6.ResourceIdentityData
 		wantGets int32
 	}{
-		{"planned id and identity (Terraform 1.12 and later)", cp.PlannedState, cp.PlannedIdentity, 0},
-		{"planned id, no identity (Terraform before 1.12)", cp.PlannedState, nil, 0},
-		{"id known only after apply (a plan that could not reach the server)", unknownID, nil, 1},
+		{"planned generation and identity (Terraform 1.12 and later)", cp.PlannedState, cp.PlannedIdentity, 0},
+		{"planned generation, no identity (Terraform before 1.12)", cp.PlannedState, nil, 0},
+		{"generation known only after apply (a plan that could not reach the server)", unknownGeneration, nil, 1},
 	} {
 		f.gets.Store(0)
 		ap, err := f.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
@@ -416,8 +421,8 @@ func testProtocolFixture(t *testing.T, served bool) {
 	}
 }
 
-// plannedID is the id in a planned state.
-func plannedID(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) tftypes.Value {
+// attrsOf are the attributes of a planned state.
+func attrsOf(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) map[string]tftypes.Value {
 	t.Helper()
 	v, err := planned.Unmarshal(typ)
 	if err != nil {
@@ -427,22 +432,38 @@ func plannedID(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) 
 	if err := v.As(&attrs); err != nil {
 		t.Fatal(err)
 	}
-	return attrs["id"]
+	return attrs
 }
 
-// withUnknownID is planned with its id unknown, as a plan that made no dry
-// run leaves it.
-func withUnknownID(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+// metadataOf is the metadata block's attributes in attrs, and its type.
+func metadataOf(t *testing.T, attrs map[string]tftypes.Value) (map[string]tftypes.Value, tftypes.Type) {
 	t.Helper()
-	v, err := planned.Unmarshal(typ)
-	if err != nil {
+	var blocks []tftypes.Value
+	if err := attrs["metadata"].As(&blocks); err != nil || len(blocks) != 1 {
+		t.Fatalf("metadata %v (%v)", attrs["metadata"], err)
+	}
+	var m map[string]tftypes.Value
+	if err := blocks[0].As(&m); err != nil {
 		t.Fatal(err)
 	}
-	var attrs map[string]tftypes.Value
-	if err := v.As(&attrs); err != nil {
-		t.Fatal(err)
-	}
-	attrs["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	return m, blocks[0].Type()
+}
+
+// plannedGeneration is metadata.generation in a planned state.
+func plannedGeneration(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) tftypes.Value {
+	t.Helper()
+	m, _ := metadataOf(t, attrsOf(t, typ, planned))
+	return m["generation"]
+}
+
+// withUnknownGeneration is planned with its generation unknown, as a plan
+// that made no dry run leaves it.
+func withUnknownGeneration(t *testing.T, typ tftypes.Type, planned *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	t.Helper()
+	attrs := attrsOf(t, typ, planned)
+	m, mt := metadataOf(t, attrs)
+	m["generation"] = tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)
+	attrs["metadata"] = tftypes.NewValue(attrs["metadata"].Type(), []tftypes.Value{tftypes.NewValue(mt, m)})
 	out, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
 	if err != nil {
 		t.Fatal(err)

@@ -132,29 +132,30 @@ func identity(t *testing.T, name *string) *tfsdk.ResourceIdentity {
 }
 
 // A create reads the cluster first unless its plan found no object of
-// that name: a planned id or a planned identity that names the object.
+// that name: a planned generation or a planned identity that names the
+// object.
 func TestPlannedAbsent(t *testing.T) {
 	ctx := context.Background()
 	name := "p.example.com"
 	other := "other.example.com"
-	header := func(id types.String, name string) Header {
-		return Header{ID: id, Metadata: []metadata.Model{{Name: types.StringValue(name)}}}
+	header := func(generation types.Int64, name string) Header {
+		return Header{ID: types.StringUnknown(), Metadata: []metadata.Model{{Name: types.StringValue(name), Generation: generation}}}
 	}
-	unknown := header(types.StringUnknown(), name)
+	unknown := header(types.Int64Unknown(), name)
 	for _, c := range []struct {
 		what     string
 		planned  Header
 		identity *tfsdk.ResourceIdentity
 		want     bool
 	}{
-		{"no id, no identity (Terraform before 1.12, the plan could not reach the server)", unknown, nil, false},
+		{"no generation, no identity (Terraform before 1.12, the plan could not reach the server)", unknown, nil, false},
 		{"a null planned identity", unknown, identity(t, nil), false},
 		{"a planned identity that names the object", unknown, identity(t, &name), true},
 		{"a planned identity of another name (renamed since the plan)", unknown, identity(t, &other), false},
-		{"a planned id that names the object (any Terraform)", header(types.StringValue(name), name), nil, true},
-		{"a planned id of another name", header(types.StringValue(other), name), nil, false},
-		{"a null planned id", header(types.StringNull(), name), nil, false},
-		{"no name", header(types.StringValue(""), ""), nil, false},
+		{"a planned generation (any Terraform)", header(types.Int64Value(1), name), nil, true},
+		{"a null planned generation", header(types.Int64Null(), name), nil, false},
+		{"a planned generation of 0", header(types.Int64Value(0), name), nil, false},
+		{"no name", header(types.Int64Value(1), ""), nil, false},
 		{"no metadata block", Header{ID: types.StringValue(name)}, identity(t, &name), false},
 	} {
 		if got := plannedAbsent(ctx, c.planned, c.identity); got != c.want {

@@ -108,24 +108,34 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of
 		// that name yet (a dry run over an existing object answers with
-		// its resourceVersion). The planned id and identity say so to
-		// Create (plannedAbsent).
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), name)...)
+		// its resourceVersion). The planned generation (that of the
+		// object the dry run made, 1) and identity say so to Create
+		// (plannedAbsent).
+		if g := k.Meta(dryRun).Generation; g > 0 {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, generationPath, g)...)
+		}
 		SetIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 	case !create && err == nil:
 		r.planNoWrite(ctx, req, resp, dryRun)
 	}
 }
 
-// The plan of a create names the object's id (the name it will have) and
-// its identity only when its dry run found no object of that name; Create
-// then need not ask the server again (the plan that terraform apply makes
-// just before the create is the one it applies). The id is what carries it
-// to Create in every Terraform version: the framework hands Create neither
-// the planned private state (fwserver.CreateResource starts from an empty
-// one) nor, before Terraform 1.12, an identity. Left unknown, as when the
-// plan could not reach the server, Create reads the object first:
+// The plan of a create names the object's generation (the server starts
+// every object at 1: the registry's PrepareForCreate sets it after
+// admission) and its identity only when its dry run found no object of
+// that name; Create then need not ask the server again (the plan that
+// terraform apply makes just before the create is the one it applies). The
+// generation is what carries it to Create in every Terraform version: the
+// framework hands Create neither the planned private state
+// (fwserver.CreateResource starts from an empty one) nor, before Terraform
+// 1.12, an identity. Not the id: a known id would tell other resources
+// that refer to it (a binding's policy_name) that the object exists before
+// it does, and their checks at plan would look for it. Left unknown, as
+// when the plan could not reach the server, Create reads the object first:
 // server-side apply would take over an object of the same name.
+
+// generationPath is the path of metadata.generation.
+var generationPath = path.Root("metadata").AtListIndex(0).AtName("generation")
 
 // clearPlannedIdentity leaves the planned identity of a create null.
 func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity) {
@@ -135,16 +145,18 @@ func clearPlannedIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity)
 }
 
 // plannedAbsent reports whether the plan of a create found no object of the
-// name in its metadata: its planned id or its planned identity names it.
+// name in its metadata: it planned the generation of the object its dry run
+// made, or its planned identity names the object.
 func plannedAbsent(ctx context.Context, planned Header, identity *tfsdk.ResourceIdentity) bool {
 	if len(planned.Metadata) == 0 {
 		return false
 	}
-	name := planned.Metadata[0].Name.ValueString()
+	m := planned.Metadata[0]
+	name := m.Name.ValueString()
 	if name == "" {
 		return false
 	}
-	if planned.ID.ValueString() == name {
+	if !m.Generation.IsUnknown() && !m.Generation.IsNull() && m.Generation.ValueInt64() > 0 {
 		return true
 	}
 	if identity == nil || identity.Raw.IsNull() {

@@ -94,10 +94,12 @@ func TestAccMinimalShowsServerDefaults(t *testing.T) {
 		CheckDestroy:             checkGone(t, name),
 		Steps: []resource.TestStep{{
 			Config: minimalConfig(t, name),
-			// The plan's dry run found the name free: the id is known at
-			// plan, and the apply writes without reading first.
+			// The plan's dry run found the name free: the generation is
+			// known at plan, and the apply writes without reading first.
+			// The id stays known after apply: other resources refer to it.
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(resourceAddr, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+				plancheck.ExpectKnownValue(resourceAddr, tfjsonpath.New("metadata").AtSliceIndex(0).AtMapKey("generation"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectUnknownValue(resourceAddr, tfjsonpath.New("id")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(resourceAddr, tfjsonpath.New("id"), knownvalue.StringExact(name)),
@@ -472,7 +474,7 @@ func TestAccCreateOverExistingObjectFails(t *testing.T) {
 }
 
 // A create whose plan made no dry run (dry_run_on_plan = false) does not know
-// the name is free: its id is known only after apply, and the apply reads
+// the name is free: its generation is known only after apply, and the apply reads
 // first, so that an object made between the plan and the apply stops it
 // rather than being taken over.
 func TestAccCreateReadsFirstWhenItsPlanCouldNotTell(t *testing.T) {
@@ -487,7 +489,7 @@ func TestAccCreateReadsFirstWhenItsPlanCouldNotTell(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(resourceAddr, tfjsonpath.New("id")),
+				plancheck.ExpectUnknownValue(resourceAddr, tfjsonpath.New("metadata").AtSliceIndex(0).AtMapKey("generation")),
 				beforeApply(func() { createWithClientGo(t, cs, name) }),
 			}},
 			ExpectError: regexp.MustCompile(`(?s)already exists.*terraform import`),
