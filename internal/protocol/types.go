@@ -37,10 +37,6 @@ type resourceType struct {
 	unchanged    *planShape
 	unchangedWhy string
 
-	// stateType is the type of the schema's values, nil when it is not
-	// an object.
-	stateType tftypes.Type
-
 	// privateKeys are the keys of private state the resource writes
 	// (PrivateKeys), which the fast paths read back.
 	privateKeys []string
@@ -85,9 +81,6 @@ func (s *Server) resourceTypes(ctx context.Context) map[string]*resourceType {
 				rt.privateKeys = pk.PrivateKeys()
 			}
 			typ, isObject := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-			if isObject {
-				rt.stateType = typ
-			}
 			switch {
 			case !isObject:
 				rt.treeErr = errNotAnswered

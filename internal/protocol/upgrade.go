@@ -38,10 +38,10 @@ func (s *Server) upgrade(ctx context.Context, req *tfprotov6.UpgradeResourceStat
 		return nil
 	}
 	rt := s.resourceTypes(ctx)[req.TypeName]
-	if rt == nil || rt.stateType == nil || rt.tree == nil || req.Version != rt.schema.Version {
+	if rt == nil || rt.tree == nil || req.Version != rt.schema.Version {
 		return nil
 	}
-	data, err := upgradeJSON(req.RawState.JSON, rt.stateType, rt.tree)
+	data, err := upgradeJSON(req.RawState.JSON, rt.tree)
 	if err != nil {
 		return nil
 	}
@@ -52,7 +52,7 @@ func (s *Server) upgrade(ctx context.Context, req *tfprotov6.UpgradeResourceStat
 var errUpgrade = errors.New("protocol: a stored state left to the framework")
 
 // upgradeJSON is the MessagePack of the stored JSON state data read with
-// type typ, as tfprotov6.RawState.UnmarshalWithOpts (with
+// the type of the schema's tree o, as tfprotov6.RawState.UnmarshalWithOpts (with
 // IgnoreUndefinedAttributes) and tfprotov6.NewDynamicValue make it: null for
 // a JSON null of any type, an object's attributes in the order of their
 // names with those the JSON lacks null and those the type lacks left out,
@@ -64,7 +64,7 @@ var errUpgrade = errors.New("protocol: a stored state left to the framework")
 // encodes (toproto6.DynamicValue: fwschemadata.(*Data).ReifyNullCollectionBlocks).
 // Sets, tuples and dynamic values, which no resource here has, are left to
 // the framework (errUpgrade).
-func upgradeJSON(data []byte, typ tftypes.Type, o *object) ([]byte, error) {
+func upgradeJSON(data []byte, o *object) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -75,7 +75,7 @@ func upgradeJSON(data []byte, typ tftypes.Type, o *object) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data))
 	enc := msgpack.NewEncoder(&buf)
-	if err := encodeStored(enc, v, typ); err != nil {
+	if err := encodeStored(enc, v, o.typ); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
