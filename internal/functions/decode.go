@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
@@ -17,7 +17,7 @@ import (
 // which the simulator reads as the API's JSON (simulate.DecodeAPIObject), or the resource
 // form (a resource of this provider, such as admission_validating_admission_policy.x, or an
 // object in its shape), which the kind's own family reads, through its model and expansion
-// (object.Description.ExpandValue): the one mapping between the schema's names and the API's.
+// (core.Description.ExpandValue): the one mapping between the schema's names and the API's.
 
 // isAPIForm tells the two forms of an object apart by shape: the API form (yamldecode of a
 // manifest) has apiVersion or kind, or metadata and spec as objects; the provider's resource
@@ -42,7 +42,7 @@ func isAPIForm(v map[string]any) bool {
 
 // decodeObject decodes the object argument v, whose tree is t, into out, an object of the API
 // kind kind, whose resource form is form.
-func decodeObject[T any](ctx context.Context, v types.Dynamic, t any, kind string, form object.FormReader[T], out *T) error {
+func decodeObject[T any](ctx context.Context, v types.Dynamic, t any, kind string, form core.FormReader[T], out *T) error {
 	if m, ok := t.(map[string]any); !ok || isAPIForm(m) {
 		return simulate.DecodeAPIObject(t, kind, out)
 	}
@@ -60,9 +60,9 @@ func decodeObject[T any](ctx context.Context, v types.Dynamic, t any, kind strin
 
 // expandForm is the API object of v, a value of the resource form form. A value not known yet
 // where it changes what admission does is an *simulate.ErrUnknown.
-func expandForm[T any](ctx context.Context, v tftypes.Value, form object.FormReader[T]) (*T, error) {
+func expandForm[T any](ctx context.Context, v tftypes.Value, form core.FormReader[T]) (*T, error) {
 	exp, err := form.ExpandValue(ctx, v)
-	var fe *object.FormError
+	var fe *core.FormError
 	switch {
 	case errors.As(err, &fe):
 		where := ""
@@ -116,6 +116,6 @@ func decodeWebhookConfiguration(ctx context.Context, v types.Dynamic, t any) (*a
 	case mutating:
 		return cfg, nil, nil
 	}
-	validating, err := object.As[admissionregistrationv1.ValidatingWebhookConfiguration](cfg)
+	validating, err := core.As[admissionregistrationv1.ValidatingWebhookConfiguration](cfg)
 	return nil, validating, err
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	policyfamily "github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -26,7 +26,7 @@ func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{func() datasource.DataSource { return &impactDataSource{} }}
 }
 
-type impactDataSource struct{ client object.ClientHolder }
+type impactDataSource struct{ client core.ClientHolder }
 
 type impactModel struct {
 	Policy     types.Dynamic `tfsdk:"policy"`

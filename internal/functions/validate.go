@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	policyfamily "github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -138,7 +138,7 @@ type decodeArg struct {
 }
 
 // objectArg is the argument v, named name, of API kind kind and resource form form, decoded into out.
-func objectArg[T any](v types.Dynamic, name, kind string, form object.FormReader[T], out *T) decodeArg {
+func objectArg[T any](v types.Dynamic, name, kind string, form core.FormReader[T], out *T) decodeArg {
 	return decodeArg{v, name, func(ctx context.Context, v types.Dynamic, t any) error {
 		return decodeObject(ctx, v, t, kind, form, out)
 	}}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
@@ -19,12 +19,12 @@ import (
 // schemas it resolved, and fetches its cluster's API at most once), and
 // offlineChecker the one for plans without a cluster, built-in kinds only.
 var (
-	checkers       object.PerClient[*typecheck.Checker]
+	checkers       core.PerClient[*typecheck.Checker]
 	offlineChecker = sync.OnceValue(func() *typecheck.Checker { return typecheck.New(nil) })
 )
 
 // checker is the type checker of the plan's client.
-func checker(env object.PlanEnv) *typecheck.Checker {
+func checker(env core.PlanEnv) *typecheck.Checker {
 	if env.Client == nil {
 		return offlineChecker()
 	}
@@ -53,12 +53,12 @@ func typeChecked(found []typecheck.Warning, whose string) []warning.Warning {
 
 // typeCheckValidating and typeCheckMutating are the type checker's advice
 // on a policy (defaulted).
-func typeCheckValidating(env object.PlanEnv, p *validatingPolicy) []warning.Warning {
+func typeCheckValidating(env core.PlanEnv, p *validatingPolicy) []warning.Warning {
 	return typeChecked(checker(env).ValidatingPolicy(p), "These are the findings of kube-apiserver's own type checker against the schema "+
 		"of each kind the policy matches; the server reports the same in status.type_checking once the policy is stored.")
 }
 
-func typeCheckMutating(env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
+func typeCheckMutating(env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 	return append(advice.JSONPatchPathWarnings(p), typeChecked(checker(env).MutatingPolicy(p), "These are the findings of kube-apiserver's type checker on the mutation as the server "+
 		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")...)
 }
@@ -79,7 +79,7 @@ const (
 //
 // A policy planned earlier in the same run (a binding whose policy_name names the policy
 // resource's metadata name) is judged as planned (plannedPolicy).
-func adviseBinding[M object.Model, P any](ctx context.Context, env object.PlanEnv, policies *object.Description[M, P], planned *object.PerClient[*sync.Map],
+func adviseBinding[M core.Model, P any](ctx context.Context, env core.PlanEnv, policies *core.Description[M, P], planned *core.PerClient[*sync.Map],
 	policyName string, paramRef *admissionregistrationv1.ParamRef, matchResources *admissionregistrationv1.MatchResources, bound func(*P) advice.BoundPolicy,
 	lockout func(*P) []warning.Warning) []warning.Warning {
 	if env.Client == nil || policyName == "" {

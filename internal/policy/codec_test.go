@@ -12,7 +12,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 // The kinds of this family are read and written with the same codec as the
@@ -35,12 +35,12 @@ type policyState[S any] struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
-func checkCodec[M object.Model, T, St any](t *testing.T, k *object.Description[M, T], obj *T, whole func(M, timeouts.Value) St, part func(St) M) {
+func checkCodec[M core.Model, T, St any](t *testing.T, k *core.Description[M, T], obj *T, whole func(M, timeouts.Value) St, part func(St) M) {
 	t.Helper()
 	ctx := context.Background()
-	r, ok := object.NewResource(k)().(*object.Resource[M, T])
+	r, ok := core.NewResource(k)().(*core.Resource[M, T])
 	if !ok {
-		t.Fatal("NewResource made no *object.Resource")
+		t.Fatal("NewResource made no *core.Resource")
 	}
 	var s resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &s)

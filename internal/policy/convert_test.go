@@ -9,7 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -105,7 +105,7 @@ func TestRoundTrip(t *testing.T) {
 	})
 }
 
-func roundTrip[M object.Model, T any](t *testing.T, k *object.Description[M, T], obj *T) {
+func roundTrip[M core.Model, T any](t *testing.T, k *core.Description[M, T], obj *T) {
 	t.Helper()
 	m := k.FlattenObject(obj, nil)
 	exp := k.ExpandModel(&m)

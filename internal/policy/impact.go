@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
@@ -21,11 +21,11 @@ import (
 // planned policy is kept for the rest of the run (planned).
 
 // clusters are the impact's view of each provider client's cluster, kept for the run.
-var clusters object.PerClient[*impact.Cluster]
+var clusters core.PerClient[*impact.Cluster]
 
 // impactCluster is the cluster of the plan's client, nil when the impact is off: no cluster,
 // dry_run_on_plan off, or impact_max_objects = 0.
-func impactCluster(env object.PlanEnv) *impact.Cluster {
+func impactCluster(env core.PlanEnv) *impact.Cluster {
 	c := env.Client
 	if c == nil || !c.DryRunOnPlan || c.ImpactMaxObjects < 0 {
 		return nil
@@ -60,17 +60,17 @@ func report(c *impact.Cluster, subject string, path *field.Path, gate bool) impa
 // plannedPolicies are the policies planned in this run, by client and name; a nil value is
 // one whose spec is not known yet.
 var (
-	plannedValidating object.PerClient[*sync.Map]
-	plannedMutating   object.PerClient[*sync.Map]
+	plannedValidating core.PerClient[*sync.Map]
+	plannedMutating   core.PerClient[*sync.Map]
 )
 
-func plannedOf(per *object.PerClient[*sync.Map], env object.PlanEnv) *sync.Map {
+func plannedOf(per *core.PerClient[*sync.Map], env core.PlanEnv) *sync.Map {
 	return per.Get(env.Client, func() (*sync.Map, bool) { return &sync.Map{}, true })
 }
 
 // plannedPolicy is the policy named name as planned earlier in this run: planned is false when
 // it was not; p is nil when its spec is not known yet.
-func plannedPolicy[P any](per *object.PerClient[*sync.Map], env object.PlanEnv, name string) (p *P, planned bool) {
+func plannedPolicy[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name string) (p *P, planned bool) {
 	v, ok := plannedOf(per, env).Load(name)
 	if !ok {
 		return nil, false
@@ -95,7 +95,7 @@ func incomplete(subject, what string, err error) warning.Warning {
 // (nil when its spec is not known yet) and gives the cluster its impact is read from, with the
 // subject of its warnings; a nil cluster ends it there, with the warnings done (none without a
 // cluster, "known after apply" for a spec not known yet).
-func startPolicyImpact[P any](per *object.PerClient[*sync.Map], env object.PlanEnv, kind, name string, p *P) (c *impact.Cluster, subject string, done []warning.Warning) {
+func startPolicyImpact[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, kind, name string, p *P) (c *impact.Cluster, subject string, done []warning.Warning) {
 	if env.Client == nil {
 		return nil, "", nil
 	}
@@ -116,7 +116,7 @@ func startPolicyImpact[P any](per *object.PerClient[*sync.Map], env object.PlanE
 
 // validatingPolicyImpact is the impact of a planned validating policy through the bindings the
 // cluster has of it, with the flips against the policy the cluster has.
-func validatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
+func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validatingPolicy) []warning.Warning {
 	c, subject, done := startPolicyImpact(&plannedValidating, env, "ValidatingAdmissionPolicy", p.Name, p)
 	if c == nil {
 		return done
@@ -152,7 +152,7 @@ func validatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *validati
 // validatingBindingImpact is the impact of a planned validating binding with its policy (as
 // planned in this run, else as the cluster has it), with the flips against the binding and
 // policy the cluster has; gate makes what would deny existing objects an error.
-func validatingBindingImpact(ctx context.Context, env object.PlanEnv, b *validatingBinding, gate bool) []warning.Warning {
+func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatingBinding, gate bool) []warning.Warning {
 	c := impactCluster(env)
 	if c == nil {
 		return nil
@@ -206,7 +206,7 @@ func validatingBindingImpact(ctx context.Context, env object.PlanEnv, b *validat
 
 // mutatingPolicyImpact is the impact of a planned mutating policy through the bindings the
 // cluster has of it.
-func mutatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
+func mutatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 	c, subject, done := startPolicyImpact(&plannedMutating, env, "MutatingAdmissionPolicy", p.Name, p)
 	if c == nil {
 		return done
@@ -227,7 +227,7 @@ func mutatingPolicyImpact(ctx context.Context, env object.PlanEnv, p *mutatingPo
 }
 
 // mutatingBindingImpact is the impact of a planned mutating binding with its policy.
-func mutatingBindingImpact(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
+func mutatingBindingImpact(ctx context.Context, env core.PlanEnv, b *mutatingBinding) []warning.Warning {
 	c := impactCluster(env)
 	if c == nil {
 		return nil
@@ -261,12 +261,12 @@ func mutatingBindingImpact(ctx context.Context, env object.PlanEnv, b *mutatingB
 
 // byID reports whether the binding's policy_name is what is not known yet of its spec: the id
 // of a policy created in the same apply, the way the advice on a binding asks to name one.
-func byID(env object.PlanEnv, policyName string) bool {
+func byID(env core.PlanEnv, policyName string) bool {
 	return policyName == "" && env.UnknownUnder("spec.policyName") && !env.UnknownUnder("spec", "policyName")
 }
 
 // gateOf is the binding's fail_on_existing_denials in the plan.
-func gateOf(env object.PlanEnv) bool {
+func gateOf(env core.PlanEnv) bool {
 	m, ok := env.Plan.(*validatingBindingModel)
 	return ok && m.FailOnExistingDenials.ValueBool()
 }

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 const hashicorpPolicyType = "kubernetes_validating_admission_policy_v1"
@@ -31,11 +31,11 @@ const hashicorpPolicyType = "kubernetes_validating_admission_policy_v1"
 // expandValidatingAdmissionPolicySpec drops it: "v1beta1 doesn't have Reason
 // field"), though its state records the configured one. The moved state has
 // none, as the live object, and the reasons the source state claims are kept
-// beside it (object.KeepUnsent): a plan that sets one says on its line that
+// beside it (core.KeepUnsent): a plan that sets one says on its line that
 // the server never had it.
-func validatingPolicyMovers(_ context.Context, write object.StateWriter[validatingPolicy]) []resource.StateMover {
+func validatingPolicyMovers(_ context.Context, write core.StateWriter[validatingPolicy]) []resource.StateMover {
 	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !object.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != hashicorpPolicyType {
+		if !core.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != hashicorpPolicyType {
 			return // not ours to move: the framework reports that no mover matched
 		}
 		fail := func(detail string) {
@@ -56,11 +56,11 @@ func validatingPolicyMovers(_ context.Context, write object.StateWriter[validati
 			fail("Its state has no metadata.name.")
 			return
 		}
-		var unsent []object.Unsent
+		var unsent []core.Unsent
 		for i := range obj.Spec.Validations {
 			v := &obj.Spec.Validations[i]
 			if v.Reason != nil {
-				unsent = append(unsent, object.Unsent{
+				unsent = append(unsent, core.Unsent{
 					Path:  field.NewPath("spec", "validations").Index(i).Child("reason").String(),
 					Value: string(*v.Reason),
 					Why:   unsentReason(string(*v.Reason)),
@@ -69,8 +69,8 @@ func validatingPolicyMovers(_ context.Context, write object.StateWriter[validati
 			}
 		}
 		resp.Diagnostics.Append(write(ctx, obj, &resp.TargetState)...)
-		resp.Diagnostics.Append(object.KeepUnsent(ctx, resp.TargetPrivate, unsent)...)
-		object.SetIdentity(ctx, resp.TargetIdentity, obj.Name, &resp.Diagnostics)
+		resp.Diagnostics.Append(core.KeepUnsent(ctx, resp.TargetPrivate, unsent)...)
+		core.SetIdentity(ctx, resp.TargetIdentity, obj.Name, &resp.Diagnostics)
 	}}}
 }
 

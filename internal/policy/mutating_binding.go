@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
@@ -45,7 +45,7 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	},
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, b *mutatingBinding) []warning.Warning {
+	advise: func(ctx context.Context, env core.PlanEnv, b *mutatingBinding) []warning.Warning {
 		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *mutatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "mutating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,

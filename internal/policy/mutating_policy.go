@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -142,7 +142,7 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 	},
 	defaults: validation.DefaultMutatingPolicy,
 	check:    validation.MutatingPolicyCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, p *mutatingPolicy) []warning.Warning {
+	advise: func(ctx context.Context, env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 		ws := typeCheckMutating(env, p)
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("mutating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)

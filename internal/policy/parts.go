@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -22,7 +22,7 @@ import (
 type policyBase struct {
 	ParamKind        []paramKindModel             `tfsdk:"param_kind"`
 	MatchConstraints []matchResourcesModel        `tfsdk:"match_constraints"`
-	MatchConditions  []matchblocks.ConditionModel `tfsdk:"match_conditions"`
+	MatchConditions  []matchschema.ConditionModel `tfsdk:"match_conditions"`
 	Variables        []variableModel              `tfsdk:"variables"`
 	FailurePolicy    types.String                 `tfsdk:"failure_policy"`
 }
@@ -46,7 +46,7 @@ func policyBaseSchema(expressions, operations string) (map[string]schema.Attribu
 			}},
 		},
 		"match_constraints": matchResourcesBlock("The requests the policy applies to; a binding may narrow them further. `resource_rules` is required.", true, operations),
-		"match_conditions": matchblocks.ConditionsBlock("CEL conditions a request must all meet for the policy to apply (at most 64). "+
+		"match_conditions": matchschema.ConditionsBlock("CEL conditions a request must all meet for the policy to apply (at most 64). "+
 			"An error in a condition is handled by `failure_policy`.", "the policy", "`object`, `oldObject`, `request` (the `AdmissionRequest`), `params`, `namespaceObject` and `authorizer`"),
 		"variables": schema.ListNestedBlock{
 			MarkdownDescription: "Named CEL expressions that " + expressions + " use as `variables.<name>`, " +
@@ -83,7 +83,7 @@ type policyParts struct {
 func expandPolicyBase(x *tfconv.Expander, b policyBase, p *field.Path) policyParts {
 	parts := policyParts{
 		MatchConstraints: expandMatchResources(x, b.MatchConstraints, p.Child("matchConstraints")),
-		MatchConditions:  matchblocks.ExpandConditions(x, b.MatchConditions, p.Child("matchConditions")),
+		MatchConditions:  matchschema.ExpandConditions(x, b.MatchConditions, p.Child("matchConditions")),
 		FailurePolicy:    (*admissionregistrationv1.FailurePolicyType)(x.StrPtr(b.FailurePolicy, p.Child("failurePolicy"))),
 	}
 	if len(b.ParamKind) > 0 {
@@ -112,7 +112,7 @@ func flattenPolicyBase(parts policyParts, prior *policyBase) policyBase {
 	}
 	b := policyBase{
 		MatchConstraints: flattenMatchResources(parts.MatchConstraints, priorMC),
-		MatchConditions:  matchblocks.FlattenConditions(parts.MatchConditions),
+		MatchConditions:  matchschema.FlattenConditions(parts.MatchConditions),
 		FailurePolicy:    types.StringPointerValue((*string)(parts.FailurePolicy)),
 	}
 	if k := parts.ParamKind; k != nil {
@@ -126,8 +126,8 @@ func flattenPolicyBase(parts policyParts, prior *policyBase) policyBase {
 
 // matchResourcesModel is a match_constraints or match_resources block.
 type matchResourcesModel struct {
-	NamespaceSelector    []matchblocks.SelectorModel `tfsdk:"namespace_selector"`
-	ObjectSelector       []matchblocks.SelectorModel `tfsdk:"object_selector"`
+	NamespaceSelector    []matchschema.SelectorModel `tfsdk:"namespace_selector"`
+	ObjectSelector       []matchschema.SelectorModel `tfsdk:"object_selector"`
 	ResourceRules        []namedRuleModel            `tfsdk:"resource_rules"`
 	ExcludeResourceRules []namedRuleModel            `tfsdk:"exclude_resource_rules"`
 	MatchPolicy          types.String                `tfsdk:"match_policy"`
@@ -135,7 +135,7 @@ type matchResourcesModel struct {
 
 // namedRuleModel is a rule that may name the objects it matches.
 type namedRuleModel struct {
-	matchblocks.RuleModel
+	matchschema.RuleModel
 	ResourceNames types.List `tfsdk:"resource_names"`
 }
 
@@ -146,7 +146,7 @@ const (
 )
 
 func matchResourcesBlock(desc string, required bool, operations string) schema.ListNestedBlock {
-	ruleAttrs := matchblocks.RuleAttributes()
+	ruleAttrs := matchschema.RuleAttributes()
 	ruleAttrs["operations"] = tfschema.StringList(operations, true)
 	ruleAttrs["resource_names"] = tfschema.StringList("Names of the objects the rule matches; all objects when empty.", false)
 	validators := tfschema.MaxOne()
@@ -163,8 +163,8 @@ func matchResourcesBlock(desc string, required bool, operations string) schema.L
 					string(validation.DefaultMatchPolicy), "Equivalent", "Exact"),
 			},
 			Blocks: map[string]schema.Block{
-				"namespace_selector": matchblocks.SelectorBlock("Selects, by the namespace's labels, the namespaced objects that match. Absent or empty: every namespace."),
-				"object_selector":    matchblocks.SelectorBlock("Selects, by the object's own labels (old and new object), the objects that match. Absent or empty: every object."),
+				"namespace_selector": matchschema.SelectorBlock("Selects, by the namespace's labels, the namespaced objects that match. Absent or empty: every namespace."),
+				"object_selector":    matchschema.SelectorBlock("Selects, by the object's own labels (old and new object), the objects that match. Absent or empty: every object."),
 				"resource_rules": schema.ListNestedBlock{
 					MarkdownDescription: "Operations on resources that match; a request matches if any rule matches it.",
 					NestedObject:        schema.NestedBlockObject{Attributes: ruleAttrs},
@@ -195,8 +195,8 @@ func expandMatchResources(x *tfconv.Expander, blocks []matchResourcesModel, p *f
 		return s
 	}
 	return &admissionregistrationv1.MatchResources{
-		NamespaceSelector:    orEmpty(matchblocks.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector"))),
-		ObjectSelector:       orEmpty(matchblocks.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector"))),
+		NamespaceSelector:    orEmpty(matchschema.ExpandSelector(x, b.NamespaceSelector, p.Child("namespaceSelector"))),
+		ObjectSelector:       orEmpty(matchschema.ExpandSelector(x, b.ObjectSelector, p.Child("objectSelector"))),
 		ResourceRules:        expandNamedRules(x, b.ResourceRules, p.Child("resourceRules")),
 		ExcludeResourceRules: expandNamedRules(x, b.ExcludeResourceRules, p.Child("excludeResourceRules")),
 		MatchPolicy:          (*admissionregistrationv1.MatchPolicyType)(x.StrPtr(b.MatchPolicy, p.Child("matchPolicy"))),
@@ -209,7 +209,7 @@ func expandNamedRules(x *tfconv.Expander, rules []namedRuleModel, p *field.Path)
 		rp := p.Index(i)
 		out = append(out, admissionregistrationv1.NamedRuleWithOperations{
 			ResourceNames:      x.Strings(r.ResourceNames, rp.Child("resourceNames")),
-			RuleWithOperations: matchblocks.ExpandRule(x, r.RuleModel, rp),
+			RuleWithOperations: matchschema.ExpandRule(x, r.RuleModel, rp),
 		})
 	}
 	return out
@@ -223,7 +223,7 @@ func flattenMatchResources(m *admissionregistrationv1.MatchResources, prior []ma
 	if len(prior) > 0 {
 		p = &prior[0]
 	}
-	get := func(f func(*matchResourcesModel) []matchblocks.SelectorModel) []matchblocks.SelectorModel {
+	get := func(f func(*matchResourcesModel) []matchschema.SelectorModel) []matchschema.SelectorModel {
 		if p == nil {
 			return nil
 		}
@@ -236,8 +236,8 @@ func flattenMatchResources(m *admissionregistrationv1.MatchResources, prior []ma
 		return f(p)
 	}
 	return []matchResourcesModel{{
-		NamespaceSelector:    matchblocks.FlattenSelector(m.NamespaceSelector, get(func(p *matchResourcesModel) []matchblocks.SelectorModel { return p.NamespaceSelector })),
-		ObjectSelector:       matchblocks.FlattenSelector(m.ObjectSelector, get(func(p *matchResourcesModel) []matchblocks.SelectorModel { return p.ObjectSelector })),
+		NamespaceSelector:    matchschema.FlattenSelector(m.NamespaceSelector, get(func(p *matchResourcesModel) []matchschema.SelectorModel { return p.NamespaceSelector })),
+		ObjectSelector:       matchschema.FlattenSelector(m.ObjectSelector, get(func(p *matchResourcesModel) []matchschema.SelectorModel { return p.ObjectSelector })),
 		ResourceRules:        flattenNamedRules(m.ResourceRules, rules(func(p *matchResourcesModel) []namedRuleModel { return p.ResourceRules })),
 		ExcludeResourceRules: flattenNamedRules(m.ExcludeResourceRules, rules(func(p *matchResourcesModel) []namedRuleModel { return p.ExcludeResourceRules })),
 		MatchPolicy:          types.StringPointerValue((*string)(m.MatchPolicy)),
@@ -248,12 +248,12 @@ func flattenNamedRules(rules []admissionregistrationv1.NamedRuleWithOperations, 
 	var out []namedRuleModel
 	for i, r := range rules {
 		var pr *namedRuleModel
-		var prule *matchblocks.RuleModel
+		var prule *matchschema.RuleModel
 		if i < len(prior) {
 			pr, prule = &prior[i], &prior[i].RuleModel
 		}
 		out = append(out, namedRuleModel{
-			RuleModel:     matchblocks.FlattenRule(r.RuleWithOperations, prule),
+			RuleModel:     matchschema.FlattenRule(r.RuleWithOperations, prule),
 			ResourceNames: tfconv.StringList(r.ResourceNames, tfconv.PriorList(pr, func(p *namedRuleModel) types.List { return p.ResourceNames })),
 		})
 	}
@@ -264,7 +264,7 @@ func flattenNamedRules(rules []admissionregistrationv1.NamedRuleWithOperations, 
 type paramRefModel struct {
 	Name                    types.String                `tfsdk:"name"`
 	Namespace               types.String                `tfsdk:"namespace"`
-	Selector                []matchblocks.SelectorModel `tfsdk:"selector"`
+	Selector                []matchschema.SelectorModel `tfsdk:"selector"`
 	ParameterNotFoundAction types.String                `tfsdk:"parameter_not_found_action"`
 }
 
@@ -299,7 +299,7 @@ func bindingBaseSchema(policy, operations string) (map[string]schema.Attribute, 
 						"`Allow` lets the request through, `Deny` applies the policy's `failure_policy`."},
 				},
 				Blocks: map[string]schema.Block{
-					"selector": matchblocks.SelectorBlock("Selects the parameter resources by label; an empty block selects every one of the kind (in `namespace`)."),
+					"selector": matchschema.SelectorBlock("Selects the parameter resources by label; an empty block selects every one of the kind (in `namespace`)."),
 				},
 			},
 		},
@@ -325,7 +325,7 @@ func expandBindingBase(x *tfconv.Expander, b bindingBase, p *field.Path) binding
 		parts.ParamRef = &admissionregistrationv1.ParamRef{
 			Name:                    x.Str(r.Name, rp.Child("name")),
 			Namespace:               x.Str(r.Namespace, rp.Child("namespace")),
-			Selector:                matchblocks.ExpandSelector(x, r.Selector, rp.Child("selector")),
+			Selector:                matchschema.ExpandSelector(x, r.Selector, rp.Child("selector")),
 			ParameterNotFoundAction: (*admissionregistrationv1.ParameterNotFoundActionType)(x.StrPtr(r.ParameterNotFoundAction, rp.Child("parameterNotFoundAction"))),
 		}
 	}
@@ -343,19 +343,19 @@ func flattenBindingBase(parts bindingParts, prior *bindingBase) bindingBase {
 		MatchResources: flattenMatchResources(parts.MatchResources, priorMR),
 	}
 	if r := parts.ParamRef; r != nil {
-		var priorSel []matchblocks.SelectorModel
+		var priorSel []matchschema.SelectorModel
 		if len(priorRef) > 0 {
 			priorSel = priorRef[0].Selector
 		}
 		if r.Selector != nil && len(priorSel) == 0 {
 			// An empty selector (every parameter) is not the same as none
 			// (the parameter by name): keep its block.
-			priorSel = []matchblocks.SelectorModel{{MatchLabels: types.MapNull(types.StringType)}}
+			priorSel = []matchschema.SelectorModel{{MatchLabels: types.MapNull(types.StringType)}}
 		}
 		b.ParamRef = []paramRefModel{{
 			Name:                    optionalString(r.Name),
 			Namespace:               optionalString(r.Namespace),
-			Selector:                matchblocks.FlattenSelector(r.Selector, priorSel),
+			Selector:                matchschema.FlattenSelector(r.Selector, priorSel),
 			ParameterNotFoundAction: types.StringPointerValue((*string)(r.ParameterNotFoundAction)),
 		}}
 	}

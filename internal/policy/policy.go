@@ -1,12 +1,12 @@
 // Package policy is the admission policy family: the descriptions
-// (internal/object.Description) of ValidatingAdmissionPolicy,
+// (internal/core.Description) of ValidatingAdmissionPolicy,
 // MutatingAdmissionPolicy and their bindings, one short file each
 // (validating_policy.go, validating_binding.go, mutating_policy.go,
 // mutating_binding.go). What the kinds share with each other (param kind and
 // ref, match constraints, match conditions, variables) is in parts.go, the
 // advice only policies have (type checking, bindings to what is not there)
 // in advise.go. The resources, data sources and list resources are
-// internal/object's.
+// internal/core's.
 package policy
 
 import (
@@ -20,8 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -31,10 +31,10 @@ import (
 // Resources are the resources of this family.
 func Resources() []func() resource.Resource {
 	return []func() resource.Resource{
-		object.NewResource(validatingPolicies),
-		object.NewResource(validatingBindings),
-		object.NewResource(mutatingPolicies),
-		object.NewResource(mutatingBindings),
+		core.NewResource(validatingPolicies),
+		core.NewResource(validatingBindings),
+		core.NewResource(mutatingPolicies),
+		core.NewResource(mutatingBindings),
 	}
 }
 
@@ -43,10 +43,10 @@ func Resources() []func() resource.Resource {
 // (admission_<kind>s).
 func DataSources() []func() datasource.DataSource {
 	return slices.Concat(
-		object.DataSources(validatingPolicies),
-		object.DataSources(validatingBindings),
-		object.DataSources(mutatingPolicies),
-		object.DataSources(mutatingBindings),
+		core.DataSources(validatingPolicies),
+		core.DataSources(validatingBindings),
+		core.DataSources(mutatingPolicies),
+		core.DataSources(mutatingBindings),
 	)
 }
 
@@ -54,33 +54,33 @@ func DataSources() []func() datasource.DataSource {
 // the resource's type name (`terraform query`).
 func ListResources() []func() fwlist.ListResource {
 	return []func() fwlist.ListResource{
-		object.NewListResource(validatingPolicies),
-		object.NewListResource(validatingBindings),
-		object.NewListResource(mutatingPolicies),
-		object.NewListResource(mutatingBindings),
+		core.NewListResource(validatingPolicies),
+		core.NewListResource(validatingBindings),
+		core.NewListResource(mutatingPolicies),
+		core.NewListResource(mutatingBindings),
 	}
 }
 
 // The resource forms of the kinds: what reads a value in the shape of a kind's resource into
-// its API object (object.Description.ExpandValue).
+// its API object (core.Description.ExpandValue).
 
 // ValidatingPolicyForm is the resource form of admission_validating_admission_policy.
-func ValidatingPolicyForm() object.FormReader[validatingPolicy] { return validatingPolicies }
+func ValidatingPolicyForm() core.FormReader[validatingPolicy] { return validatingPolicies }
 
 // ValidatingBindingForm is the resource form of admission_validating_admission_policy_binding.
-func ValidatingBindingForm() object.FormReader[validatingBinding] { return validatingBindings }
+func ValidatingBindingForm() core.FormReader[validatingBinding] { return validatingBindings }
 
 // MutatingPolicyForm is the resource form of admission_mutating_admission_policy.
-func MutatingPolicyForm() object.FormReader[mutatingPolicy] { return mutatingPolicies }
+func MutatingPolicyForm() core.FormReader[mutatingPolicy] { return mutatingPolicies }
 
 // MutatingBindingForm is the resource form of admission_mutating_admission_policy_binding.
-func MutatingBindingForm() object.FormReader[mutatingBinding] { return mutatingBindings }
+func MutatingBindingForm() core.FormReader[mutatingBinding] { return mutatingBindings }
 
 // policyModel is an object of the family: its metadata and its spec block
 // (a slice, so an absent block is an empty one). S is the model of the
 // kind's spec block.
 type policyModel[S any] struct {
-	object.Header
+	core.Header
 	Spec []S `tfsdk:"spec"`
 }
 
@@ -110,28 +110,28 @@ type policyKind[S, T any] struct {
 	// expandSpec sets the spec of obj from its block, at API path p ("spec").
 	expandSpec func(x *tfconv.Expander, s S, p *field.Path, obj *T)
 	// flattenSpec is the spec block of obj; prior, when not nil, is the
-	// block the object is read for (see object.Description.Flatten).
+	// block the object is read for (see core.Description.Flatten).
 	flattenSpec func(obj *T, prior *S) S
-	// defaults, check and advise are those of object.Description.
+	// defaults, check and advise are those of core.Description.
 	defaults func(*T) *T
 	check    func(obj, old *T) validation.Check
-	advise   func(ctx context.Context, env object.PlanEnv, obj *T) []warning.Warning
+	advise   func(ctx context.Context, env core.PlanEnv, obj *T) []warning.Warning
 	// stateMovers, when set, are the resource's state movers
-	// (object.Description.StateMovers): the resources of other providers
+	// (core.Description.StateMovers): the resources of other providers
 	// whose state moves to this kind's with a `moved` block.
-	stateMovers func(ctx context.Context, write object.StateWriter[T]) []resource.StateMover
+	stateMovers func(ctx context.Context, write core.StateWriter[T]) []resource.StateMover
 }
 
 // describe describes a kind of the family whose model is M: a policyModel,
 // or one with more (the status of a ValidatingAdmissionPolicy, a binding's
 // gate), which model makes from the policy model, the object and the prior
-// model (nil when none: see object.Description.Flatten), and base gives back.
+// model (nil when none: see core.Description.Flatten), and base gives back.
 // extra are the attributes of M beyond the policy model.
-func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T], extra map[string]schema.Attribute,
-	model func(policyModel[S], *T, *M) M, base func(*M) *policyModel[S]) *object.Description[M, T] {
-	return &object.Description[M, T]{
+func describe[M core.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T], extra map[string]schema.Attribute,
+	model func(policyModel[S], *T, *M) M, base func(*M) *policyModel[S]) *core.Description[M, T] {
+	return &core.Description[M, T]{
 		TypeName:      k.typeName,
-		API:           object.KubeAPI[T](api),
+		API:           core.KubeAPI[T](api),
 		Description:   k.description + " Written with server-side apply, so Terraform owns exactly the fields in the configuration.",
 		GenerationDoc: k.generationDoc,
 		Schema: func() (map[string]schema.Attribute, map[string]schema.Block) {
@@ -150,7 +150,7 @@ func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k pol
 				k.expandSpec(x, *s, field.NewPath("spec"), obj)
 			}
 		},
-		Flatten: func(h object.Header, obj *T, prior *M) M {
+		Flatten: func(h core.Header, obj *T, prior *M) M {
 			var ps *S
 			if prior != nil {
 				ps = base(prior).spec()
@@ -165,7 +165,7 @@ func describe[M object.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k pol
 }
 
 // newKind describes a kind of the family whose model is a policyModel.
-func newKind[S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T]) *object.Description[policyModel[S], T] {
+func newKind[S, T, O, L, AC any](api kube.Kind[O, L, AC], k policyKind[S, T]) *core.Description[policyModel[S], T] {
 	return describe(api, k, nil,
 		func(m policyModel[S], _ *T, _ *policyModel[S]) policyModel[S] { return m },
 		func(m *policyModel[S]) *policyModel[S] { return m })

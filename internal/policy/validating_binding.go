@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -73,7 +73,7 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 	},
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, b *validatingBinding) []warning.Warning {
+	advise: func(ctx context.Context, env core.PlanEnv, b *validatingBinding) []warning.Warning {
 		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *validatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,

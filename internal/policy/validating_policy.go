@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
@@ -135,7 +135,7 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	},
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
-	advise: func(ctx context.Context, env object.PlanEnv, p *validatingPolicy) []warning.Warning {
+	advise: func(ctx context.Context, env core.PlanEnv, p *validatingPolicy) []warning.Warning {
 		ws := typeCheckValidating(env, p)
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)

@@ -14,7 +14,7 @@ import (
 )
 
 // TestReadOnlyDescription lists each resource description that a data source
-// shows differently (internal/metadata, internal/matchblocks, internal/webhook),
+// shows differently (internal/metadata, internal/matchschema, internal/webhook),
 // and descriptions that must come through unchanged.
 func TestReadOnlyDescription(t *testing.T) {
 	cases := []struct{ name, in, want string }{

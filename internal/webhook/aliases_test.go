@@ -6,9 +6,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -18,10 +18,10 @@ type (
 	resourceModel        = objectModel[mutatingHook]
 	metadataModel        = metadata.Model
 	ownerReferenceModel  = metadata.OwnerReferenceModel
-	selectorModel        = matchblocks.SelectorModel
-	matchExpressionModel = matchblocks.MatchExpressionModel
-	ruleModel            = matchblocks.RuleModel
-	matchConditionModel  = matchblocks.ConditionModel
+	selectorModel        = matchschema.SelectorModel
+	matchExpressionModel = matchschema.MatchExpressionModel
+	ruleModel            = matchschema.RuleModel
+	matchConditionModel  = matchschema.ConditionModel
 )
 
 // The server's defaults, as the schema shows them (internal/validation names them once).
@@ -42,17 +42,17 @@ type resourceState[H hook] struct {
 }
 
 // resourceOf is the resource of the kind k.
-func resourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.Resource[objectModel[H], configuration] {
-	r, _ := object.NewResource(k)().(*object.Resource[objectModel[H], configuration]) // what NewResource makes
+func resourceOf[H hook](k *core.Description[objectModel[H], configuration]) *core.Resource[objectModel[H], configuration] {
+	r, _ := core.NewResource(k)().(*core.Resource[objectModel[H], configuration]) // what NewResource makes
 	return r
 }
 
 // expand is the mutating kind's expansion of m.
-func expand(m resourceModel) object.Expansion[configuration] { return mutating.ExpandModel(&m) }
+func expand(m resourceModel) core.Expansion[configuration] { return mutating.ExpandModel(&m) }
 
 // header is the id and metadata of a model.
-func header(id types.String, meta ...metadataModel) object.Header {
-	return object.Header{ID: id, Metadata: meta}
+func header(id types.String, meta ...metadataModel) core.Header {
+	return core.Header{ID: id, Metadata: meta}
 }
 
 // convertJSON turns one form of an object into another through their JSON.

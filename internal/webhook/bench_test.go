@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 // Benchmarks of the conversion between the model and the API object on the
@@ -83,20 +83,20 @@ func BenchmarkExpand(b *testing.B) {
 }
 
 // BenchmarkApplyConfiguration builds the server-side apply request body's
-// object from the expanded object (object.ApplyConfiguration, a JSON round
+// object from the expanded object (core.ApplyConfiguration, a JSON round
 // trip), once per dry run and once per write.
 func BenchmarkApplyConfiguration(b *testing.B) {
 	obj := expand(mutating.FlattenObject(largeObject(), nil)).Object
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := object.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](obj, "MutatingWebhookConfiguration"); err != nil {
+		if _, err := core.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](obj, "MutatingWebhookConfiguration"); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkDecode reads the state of the largest object into its model, and
-// writes it back, with the provider's codec (object's codec.go, what every
+// writes it back, with the provider's codec (core's codec.go, what every
 // resource, data source and list resource of every kind uses) and, for
 // comparison, with the framework's State.Get and State.Set: every plan,
 // refresh and apply of every object does both several times.

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 // The codec (codec.go) must read and write exactly what the framework's
@@ -19,7 +19,7 @@ import (
 // shape the fuzz generator makes (null, unknown and empty values, blocks
 // present and absent), for both kinds.
 
-func schemaOf[H hook](t testing.TB, k *object.Description[objectModel[H], configuration]) resource.SchemaResponse {
+func schemaOf[H hook](t testing.TB, k *core.Description[objectModel[H], configuration]) resource.SchemaResponse {
 	t.Helper()
 	var resp resource.SchemaResponse
 	resourceOf(k).Schema(context.Background(), resource.SchemaRequest{}, &resp)
@@ -28,7 +28,7 @@ func schemaOf[H hook](t testing.TB, k *object.Description[objectModel[H], config
 
 // checkCodec compares the codec with the framework on m: the value each
 // stores, and the model each reads back from that value.
-func checkCodec[H hook](t testing.TB, k *object.Description[objectModel[H], configuration], m resourceState[H]) {
+func checkCodec[H hook](t testing.TB, k *core.Description[objectModel[H], configuration], m resourceState[H]) {
 	t.Helper()
 	ctx := context.Background()
 	r := resourceOf(k)

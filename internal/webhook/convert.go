@@ -5,8 +5,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 )
 
@@ -14,7 +14,7 @@ import (
 // no I/O: model → API → model is the identity for every value the server can
 // store.
 
-// expandWebhooks sets the webhooks of obj from m (object.Description.Expand).
+// expandWebhooks sets the webhooks of obj from m (core.Description.Expand).
 func expandWebhooks[H hook](x *tfconv.Expander, m *objectModel[H], obj *configuration) {
 	for i, w := range m.Webhook {
 		obj.Webhooks = append(obj.Webhooks, expandWebhook(x, w, field.NewPath("webhooks").Index(i)))
@@ -31,15 +31,15 @@ func expandWebhook(x *tfconv.Expander, h hook, p *field.Path) admissionregistrat
 		MatchPolicy:             (*admissionregistrationv1.MatchPolicyType)(x.StrPtr(w.MatchPolicy, p.Child("matchPolicy"))),
 		ReinvocationPolicy:      (*admissionregistrationv1.ReinvocationPolicyType)(x.StrPtr(h.reinvocation(), p.Child("reinvocationPolicy"))),
 		TimeoutSeconds:          x.Int32Ptr(w.TimeoutSeconds, p.Child("timeoutSeconds")),
-		NamespaceSelector:       matchblocks.ExpandSelector(x, w.NamespaceSelector, p.Child("namespaceSelector")),
-		ObjectSelector:          matchblocks.ExpandSelector(x, w.ObjectSelector, p.Child("objectSelector")),
-		MatchConditions:         matchblocks.ExpandConditions(x, w.MatchConditions, p.Child("matchConditions")),
+		NamespaceSelector:       matchschema.ExpandSelector(x, w.NamespaceSelector, p.Child("namespaceSelector")),
+		ObjectSelector:          matchschema.ExpandSelector(x, w.ObjectSelector, p.Child("objectSelector")),
+		MatchConditions:         matchschema.ExpandConditions(x, w.MatchConditions, p.Child("matchConditions")),
 	}
 	if len(w.ClientConfig) > 0 {
 		hook.ClientConfig = expandClientConfig(x, w.ClientConfig[0], p.Child("clientConfig"))
 	}
 	for j, r := range w.Rule {
-		hook.Rules = append(hook.Rules, matchblocks.ExpandRule(x, r, p.Child("rules").Index(j)))
+		hook.Rules = append(hook.Rules, matchschema.ExpandRule(x, r, p.Child("rules").Index(j)))
 	}
 	return hook
 }
@@ -68,10 +68,10 @@ func expandClientConfig(x *tfconv.Expander, c clientConfigModel, p *field.Path) 
 }
 
 // flatten is the model of obj, whose id and metadata are h (see
-// object.Description.Flatten); newHook makes the kind's webhook model. With a
+// core.Description.Flatten); newHook makes the kind's webhook model. With a
 // prior model, the webhooks are limited to those Terraform manages, since
 // others may add their own.
-func flatten[H hook](newHook func(webhookModel, types.String) H, h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
+func flatten[H hook](newHook func(webhookModel, types.String) H, h core.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
 	m := objectModel[H]{Header: h}
 	var priorHooks map[string]*webhookModel
 	if prior != nil && len(prior.Metadata) > 0 {
@@ -103,21 +103,21 @@ func flattenWebhook(w admissionregistrationv1.MutatingWebhook, prior *webhookMod
 		MatchPolicy:             types.StringPointerValue((*string)(w.MatchPolicy)),
 		TimeoutSeconds:          tfconv.Int64(w.TimeoutSeconds),
 		ClientConfig:            []clientConfigModel{flattenClientConfig(w.ClientConfig, prior)},
-		MatchConditions:         matchblocks.FlattenConditions(w.MatchConditions),
+		MatchConditions:         matchschema.FlattenConditions(w.MatchConditions),
 	}
-	var priorNS, priorObj []matchblocks.SelectorModel
-	var priorRules []matchblocks.RuleModel
+	var priorNS, priorObj []matchschema.SelectorModel
+	var priorRules []matchschema.RuleModel
 	if prior != nil {
 		priorNS, priorObj, priorRules = prior.NamespaceSelector, prior.ObjectSelector, prior.Rule
 	}
-	m.NamespaceSelector = matchblocks.FlattenSelector(w.NamespaceSelector, priorNS)
-	m.ObjectSelector = matchblocks.FlattenSelector(w.ObjectSelector, priorObj)
+	m.NamespaceSelector = matchschema.FlattenSelector(w.NamespaceSelector, priorNS)
+	m.ObjectSelector = matchschema.FlattenSelector(w.ObjectSelector, priorObj)
 	for j, r := range w.Rules {
-		var pr *matchblocks.RuleModel
+		var pr *matchschema.RuleModel
 		if j < len(priorRules) {
 			pr = &priorRules[j]
 		}
-		m.Rule = append(m.Rule, matchblocks.FlattenRule(r, pr))
+		m.Rule = append(m.Rule, matchschema.FlattenRule(r, pr))
 	}
 	return m
 }

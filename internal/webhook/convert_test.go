@@ -18,7 +18,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 // These tests hold convert.go to its promise: model → API → model is the
@@ -1016,7 +1016,7 @@ func TestExpandUnknown(t *testing.T) {
 	})
 
 	t.Run("unknownAt single path", func(t *testing.T) {
-		e := &object.Expansion[configuration]{Unknown: []*field.Path{field.NewPath("webhooks").Index(1).Child("rules")}}
+		e := &core.Expansion[configuration]{Unknown: []*field.Path{field.NewPath("webhooks").Index(1).Child("rules")}}
 		for _, c := range []struct {
 			path string
 			want bool
@@ -1035,7 +1035,7 @@ func TestExpandUnknown(t *testing.T) {
 				t.Errorf("unknownAt(%q): want %v, got %v", c.path, c.want, got)
 			}
 		}
-		if (&object.Expansion[configuration]{}).UnknownAt("webhooks") {
+		if (&core.Expansion[configuration]{}).UnknownAt("webhooks") {
 			t.Error("unknownAt with no unknown path: want false")
 		}
 	})

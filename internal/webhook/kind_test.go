@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
@@ -29,22 +29,22 @@ func TestValidatingKindConversion(t *testing.T) {
 			MatchConditions:         []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "true"}},
 		}},
 	}
-	core, err := object.As[configuration](v)
+	c, err := core.As[configuration](v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if core.Webhooks[0].ReinvocationPolicy != nil || core.Name != v.Name || string(core.Webhooks[0].ClientConfig.CABundle) != "pem" {
-		t.Errorf("core form: %+v", core)
+	if c.Webhooks[0].ReinvocationPolicy != nil || c.Name != v.Name || string(c.Webhooks[0].ClientConfig.CABundle) != "pem" {
+		t.Errorf("core form: %+v", c)
 	}
 	back := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := convertJSON(core, back); err != nil {
+	if err := convertJSON(c, back); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(v, back); d != "" {
 		t.Errorf("validating → core → validating (-want +got):\n%s", d)
 	}
 
-	ac, err := object.ApplyConfiguration[admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration](core, validating.API.Kind)
+	ac, err := core.ApplyConfiguration[admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration](c, validating.API.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestValidatingKindConversion(t *testing.T) {
 
 	// The mutating kind's own objects are used as they are.
 	m := &configuration{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
-	if got, _ := object.As[configuration](m); got != m {
+	if got, _ := core.As[configuration](m); got != m {
 		t.Error("toCore copied a MutatingWebhookConfiguration")
 	}
-	mac, err := object.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](m, mutating.API.Kind)
+	mac, err := core.ApplyConfiguration[admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration](m, mutating.API.Kind)
 	if err != nil || *mac.Kind != "MutatingWebhookConfiguration" {
 		t.Errorf("mutating apply configuration: %v, %v", mac, err)
 	}
@@ -77,7 +77,7 @@ func TestFromHashicorpKubernetes(t *testing.T) {
 		"hashicorp/kubernetes":                       false,
 		"":                                           false,
 	} {
-		if got := object.FromHashicorpKubernetes(address); got != want {
+		if got := core.FromHashicorpKubernetes(address); got != want {
 			t.Errorf("%q: got %v, want %v", address, got, want)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 )
 
 // Terraform pairs a list resource with the managed resource of the same
@@ -42,7 +42,7 @@ func TestListResourcesNameTheResources(t *testing.T) {
 
 // listRequest is the request Terraform sends for the list resource of the
 // resource r.
-func listRequest[H hook](t *testing.T, r *object.Resource[objectModel[H], configuration], includeResource bool) fwlist.ListRequest {
+func listRequest[H hook](t *testing.T, r *core.Resource[objectModel[H], configuration], includeResource bool) fwlist.ListRequest {
 	t.Helper()
 	ctx := context.Background()
 	var s resource.SchemaResponse
@@ -90,7 +90,7 @@ func TestListResultWithResource(t *testing.T) {
 	if r.DisplayName != obj.Name {
 		t.Errorf("display name %q, want %q", r.DisplayName, obj.Name)
 	}
-	var id object.IdentityModel
+	var id core.IdentityModel
 	if diags := r.Identity.Get(ctx, &id); diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -145,7 +145,7 @@ func TestListResultWithoutResource(t *testing.T) {
 }
 
 // listResourceOf is the list resource of the kind k.
-func listResourceOf[H hook](k *object.Description[objectModel[H], configuration]) *object.ListResource[objectModel[H], configuration] {
-	l, _ := object.NewListResource(k)().(*object.ListResource[objectModel[H], configuration]) // what NewListResource makes
+func listResourceOf[H hook](k *core.Description[objectModel[H], configuration]) *core.ListResource[objectModel[H], configuration] {
+	l, _ := core.NewListResource(k)().(*core.ListResource[objectModel[H], configuration]) // what NewListResource makes
 	return l
 }

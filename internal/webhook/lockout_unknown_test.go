@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
@@ -62,7 +62,7 @@ func TestLockoutWaitsForUnknownValues(t *testing.T) {
 		{"service namespace unknown", []*field.Path{hooks.Child("clientConfig", "service", "namespace")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := mutating.Advise(context.Background(), object.PlanEnv{Unknown: tc.unknown}, failClosedOnPods())
+			ws := mutating.Advise(context.Background(), core.PlanEnv{Unknown: tc.unknown}, failClosedOnPods())
 			if got := lockouts(ws) > 0; got != tc.warns {
 				t.Errorf("lockout warnings: %v, want %v: %+v", got, tc.warns, ws)
 			}

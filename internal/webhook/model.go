@@ -3,14 +3,14 @@ package webhook
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchschema"
 )
 
 // objectModel is the object: what the resource and the data sources hold.
 // Blocks are slices, so an absent block is an empty slice.
 type objectModel[H hook] struct {
-	object.Header
+	core.Header
 	Webhook []H `tfsdk:"webhook"`
 	// WaitForEndpoints is a setting of the resource, not of the object
 	// (wait.go): null in the data sources.
@@ -36,10 +36,10 @@ type webhookModel struct {
 	MatchPolicy             types.String                 `tfsdk:"match_policy"`
 	TimeoutSeconds          types.Int64                  `tfsdk:"timeout_seconds"`
 	ClientConfig            []clientConfigModel          `tfsdk:"client_config"`
-	Rule                    []matchblocks.RuleModel      `tfsdk:"rule"`
-	NamespaceSelector       []matchblocks.SelectorModel  `tfsdk:"namespace_selector"`
-	ObjectSelector          []matchblocks.SelectorModel  `tfsdk:"object_selector"`
-	MatchConditions         []matchblocks.ConditionModel `tfsdk:"match_conditions"`
+	Rule                    []matchschema.RuleModel      `tfsdk:"rule"`
+	NamespaceSelector       []matchschema.SelectorModel  `tfsdk:"namespace_selector"`
+	ObjectSelector          []matchschema.SelectorModel  `tfsdk:"object_selector"`
+	MatchConditions         []matchschema.ConditionModel `tfsdk:"match_conditions"`
 }
 
 func (w webhookModel) base() webhookModel       { return w }

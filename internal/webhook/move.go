@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 )
 
@@ -32,9 +32,9 @@ import (
 // without a prior state), and a ca_bundle it read from the server is the
 // object's, left to whoever set it, as an import reads it. The refresh that
 // follows reads the rest from the server.
-func moveFromHashicorpKubernetes[H hook](typeName string, write object.StateWriter[configuration]) func(context.Context, resource.MoveStateRequest, *resource.MoveStateResponse) {
+func moveFromHashicorpKubernetes[H hook](typeName string, write core.StateWriter[configuration]) func(context.Context, resource.MoveStateRequest, *resource.MoveStateResponse) {
 	return func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !object.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
+		if !core.FromHashicorpKubernetes(req.SourceProviderAddress) || req.SourceTypeName != "kubernetes_"+typeName+"_v1" {
 			return // not ours to move: the framework reports that no mover matched
 		}
 		fail := func(detail string) {
@@ -67,7 +67,7 @@ func moveFromHashicorpKubernetes[H hook](typeName string, write object.StateWrit
 			return
 		}
 		resp.Diagnostics.Append(write(ctx, obj, &resp.TargetState)...)
-		object.SetIdentity(ctx, resp.TargetIdentity, obj.Name, &resp.Diagnostics)
+		core.SetIdentity(ctx, resp.TargetIdentity, obj.Name, &resp.Diagnostics)
 	}
 }
 

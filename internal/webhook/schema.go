@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchblocks"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/matchschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
@@ -55,11 +55,11 @@ func webhookBlock[H hook](k webhookKind[H]) schema.ListNestedBlock {
 				"client_config": clientConfigBlock(),
 				"rule": schema.ListNestedBlock{
 					MarkdownDescription: "Operations on resources the webhook applies to. It applies to a request that matches any rule; with no rule it applies to none.",
-					NestedObject:        schema.NestedBlockObject{Attributes: matchblocks.RuleAttributes()},
+					NestedObject:        schema.NestedBlockObject{Attributes: matchschema.RuleAttributes()},
 				},
-				"namespace_selector": matchblocks.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
-				"object_selector":    matchblocks.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
-				"match_conditions": matchblocks.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). "+
+				"namespace_selector": matchschema.SelectorBlock("Selects, by the namespace's labels, the namespaced objects the webhook applies to. Absent or empty: every namespace. Cluster-scoped objects other than namespaces are never filtered by it."),
+				"object_selector":    matchschema.SelectorBlock("Selects, by the object's own labels (old and new object), the objects the webhook applies to. Absent or empty: every object."),
+				"match_conditions": matchschema.ConditionsBlock("CEL conditions a request must all meet for the webhook to be called (at most 64). "+
 					"An error in a condition is handled by `failure_policy`.", "the webhook",
 					"`object`, `oldObject`, `request` (the `AdmissionRequest`), `namespaceObject` and `authorizer`"),
 			},

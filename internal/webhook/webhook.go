@@ -1,10 +1,10 @@
 // Package webhook is the webhook configuration family: the descriptions
-// (internal/object.Description) of MutatingWebhookConfiguration
+// (internal/core.Description) of MutatingWebhookConfiguration
 // (mutating.go) and ValidatingWebhookConfiguration (validating.go), and what
 // only webhooks have: their webhook block and its conversion (schema.go,
 // convert.go), the caBundle that others may inject (cabundle.go), and the
 // state moved from hashicorp/kubernetes (move.go). The resources, data
-// sources and list resources are internal/object's.
+// sources and list resources are internal/core's.
 package webhook
 
 import (
@@ -22,8 +22,8 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/object"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
@@ -35,25 +35,25 @@ import (
 // reinvocationPolicy, the only field by which the two kinds' webhooks differ
 // (k8s.io/api/admissionregistration/v1). Conversion, validation and warnings
 // are written once over it; the kube client's objects are converted at the
-// API calls (object.KubeAPI).
+// API calls (core.KubeAPI).
 type configuration = admissionregistrationv1.MutatingWebhookConfiguration
 
 // Resources are the resources of this family.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{object.NewResource(mutating), object.NewResource(validating)}
+	return []func() resource.Resource{core.NewResource(mutating), core.NewResource(validating)}
 }
 
 // DataSources are the data sources of this family: per kind, one object by
 // name (admission_<kind>) and the objects matching a label selector
 // (admission_<kind>s).
 func DataSources() []func() datasource.DataSource {
-	return append(object.DataSources(mutating), object.DataSources(validating)...)
+	return append(core.DataSources(mutating), core.DataSources(validating)...)
 }
 
 // ListResources are the list resources of this family, one per kind under
 // the resource's type name (`terraform query`).
 func ListResources() []func() fwlist.ListResource {
-	return []func() fwlist.ListResource{object.NewListResource(mutating), object.NewListResource(validating)}
+	return []func() fwlist.ListResource{core.NewListResource(mutating), core.NewListResource(validating)}
 }
 
 // Paths is the attribute path mapping of the kind named apiKind
@@ -73,7 +73,7 @@ func Paths(apiKind string) *apipath.Mapper {
 // for another kind: what reads a value in the shape of the kind's resource into its API object
 // (a ValidatingWebhookConfiguration, like every object of the family, as a
 // MutatingWebhookConfiguration whose webhooks have no reinvocationPolicy).
-func Form(apiKind string) object.FormReader[admissionregistrationv1.MutatingWebhookConfiguration] {
+func Form(apiKind string) core.FormReader[admissionregistrationv1.MutatingWebhookConfiguration] {
 	switch apiKind {
 	case mutating.API.Kind:
 		return mutating
@@ -87,7 +87,7 @@ func Form(apiKind string) object.FormReader[admissionregistrationv1.MutatingWebh
 // rest is the same for both (newKind).
 type webhookKind[H hook] struct {
 	typeName string
-	api      object.API[configuration]
+	api      core.API[configuration]
 	// does says what the kind's webhooks do, for the descriptions: "admit
 	// and change objects".
 	does string
@@ -101,9 +101,9 @@ type webhookKind[H hook] struct {
 }
 
 // newKind describes a webhook configuration kind.
-func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *object.Description[objectModel[H], configuration] {
-	k.api = object.KubeAPI[configuration](api)
-	return &object.Description[objectModel[H], configuration]{
+func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *core.Description[objectModel[H], configuration] {
+	k.api = core.KubeAPI[configuration](api)
+	return &core.Description[objectModel[H], configuration]{
 		TypeName: k.typeName,
 		API:      k.api,
 		Description: "A `" + k.api.Kind + "` (`admissionregistration.k8s.io/v1`): the webhooks the API server " +
@@ -118,7 +118,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		SelectorExample: "app=injector,tier!=test",
 		Meta:            func(c *configuration) *metav1.ObjectMeta { return &c.ObjectMeta },
 		Expand:          expandWebhooks[H],
-		Flatten: func(h object.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
+		Flatten: func(h core.Header, obj *configuration, prior *objectModel[H]) objectModel[H] {
 			m := flatten(k.newHook, h, obj, prior)
 			if prior != nil {
 				m.WaitForEndpoints = prior.WaitForEndpoints
@@ -127,7 +127,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		},
 		Default: validation.Default,
 		Check:   validation.WebhookCheck,
-		Advise: func(ctx context.Context, env object.PlanEnv, obj *configuration) []warning.Warning {
+		Advise: func(ctx context.Context, env core.PlanEnv, obj *configuration) []warning.Warning {
 			// Mutating webhooks are called one after another, so their timeouts add up.
 			ws := advice.Advice(obj, scopesOf(env), k.api.Kind == "MutatingWebhookConfiguration")
 			ws = append(ws, advice.ReviewLockout(obj, env.ServerVersion)...)
@@ -159,7 +159,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 		Imported:      func(obj *configuration, m *objectModel[H]) { readAppliedEmptyCABundles(k.newHook, obj, m) },
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
 		Ownership:     managedCABundles[H],
-		StateMovers: func(_ context.Context, write object.StateWriter[configuration]) []resource.StateMover {
+		StateMovers: func(_ context.Context, write core.StateWriter[configuration]) []resource.StateMover {
 			return []resource.StateMover{{StateMover: moveFromHashicorpKubernetes[H](k.typeName, write)}}
 		},
 	}
@@ -168,11 +168,11 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *o
 // scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes):
 // the built-in resources, and the custom resources its discovery serves, read once per
 // client and only when a rule names a resource that is not built in.
-var scopes object.PerClient[*typecheck.Scopes]
+var scopes core.PerClient[*typecheck.Scopes]
 
 // scopesOf is what the plan knows of resource scopes: the cluster's when it can be
 // reached, else the built-in resources' only (no claim about the others).
-func scopesOf(env object.PlanEnv) *typecheck.Scopes {
+func scopesOf(env core.PlanEnv) *typecheck.Scopes {
 	if env.Client == nil {
 		return typecheck.BuiltinScopes()
 	}

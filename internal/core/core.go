@@ -1,4 +1,4 @@
-// Package object is the one resource, data source and list resource of
+// Package core is the one resource, data source and list resource of
 // every kind of API object the provider manages, written once over a
 // description of the kind (Description: its schema, model, conversion,
 // checks, advice, and the few hooks a family needs). What belongs here is
@@ -8,7 +8,7 @@
 // Terraform values and models, the provider's client and timeouts, the
 // resource identity, and diagnostics put on the attribute they are about. A kind's family (internal/webhook,
 // internal/policy) holds its descriptions and what only it has.
-package object
+package core
 
 import (
 	"context"

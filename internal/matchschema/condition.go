@@ -1,4 +1,4 @@
-package matchblocks
+package matchschema
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"

@@ -1,4 +1,4 @@
-package object
+package core
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package object
+package core
 
 // PrivateKeys are the keys of private state the resource writes (the key of
 // Ownership, the server's object and the update that writes nothing of

@@ -1,8 +1,8 @@
-// Package matchblocks holds the blocks that say which requests an admission
+// Package matchschema holds the blocks that say which requests an admission
 // object applies to, as every kind writes them: label selectors, rules and CEL
 // match conditions, each with its schema block, model and conversion. The
 // matching itself (which requests they select) is internal/matching.
-package matchblocks
+package matchschema
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
