@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 )
 
 // Equivalents tell which resources serve the same objects under another group, version or
@@ -102,7 +102,7 @@ func ServedAs(e Equivalents, gr schema.GroupResource, sub string) []schema.Group
 }
 
 // BuiltinServed are the resources and subresources built into kube-apiserver, with their kinds:
-// its discovery with every group version served (internal/typecheck's embedded snapshot) and the
+// its discovery with every group version served (internal/builtinapi) and the
 // subresources of builtinSubresources. Alpha and beta versions are among them: a rule that names
 // one is read as written for a cluster that serves it.
 func BuiltinServed() ([]Served, error) {
@@ -111,7 +111,7 @@ func BuiltinServed() ([]Served, error) {
 }
 
 var builtinServed = sync.OnceValues(func() ([]Served, error) {
-	groups, err := typecheck.BuiltinResources()
+	groups, err := builtinapi.Resources()
 	if err != nil {
 		return nil, err
 	}

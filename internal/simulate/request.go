@@ -18,8 +18,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 )
 
 // Request is an admission request as the functions take it. Every field is
@@ -236,7 +236,7 @@ func (r *Request) resolveResource(res any, custom []matching.Served) (bool, erro
 			return s.Namespaced, nil
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return false, err
 	}
@@ -280,7 +280,7 @@ func builtinResourceFor(partial schema.GroupVersionResource, custom []matching.S
 			return s.Resource, nil
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return schema.GroupVersionResource{}, err
 	}
@@ -298,7 +298,7 @@ func servedScope(gvr schema.GroupVersionResource, custom []matching.Served) (nam
 			return s.Namespaced, true
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return false, false
 	}

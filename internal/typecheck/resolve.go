@@ -41,7 +41,7 @@ func (r schemaResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema
 }
 
 func (c *Checker) resolveUncached(gvk schema.GroupVersionKind) (*spec.Schema, error) {
-	b, err := builtin()
+	b, err := c.builtin()
 	if err != nil {
 		return nil, err
 	}
@@ -68,11 +68,11 @@ var _ meta.RESTMapper = restMapper{}
 // API has no match.
 func mapWith[T any](c *Checker, f func(meta.RESTMapper) (T, error)) (T, error) {
 	var zero T
-	b, err := builtin()
+	b, err := c.builtin()
 	if err != nil {
 		return zero, err
 	}
-	got, err := f(b.mapper)
+	got, err := f(b.RESTMapper())
 	if err == nil || !meta.IsNoMatchError(err) {
 		return got, err
 	}

@@ -8,6 +8,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 )
 
 // Scopes tells whether a resource is namespaced, as discovery says: the built-in resources from
@@ -37,8 +39,8 @@ func LiveScopes(dc discovery.DiscoveryInterface) *Scopes {
 
 // ResourceScope reports whether gr is namespaced, and whether its scope is known at all.
 func (s *Scopes) ResourceScope(gr schema.GroupResource) (namespaced, known bool) {
-	if b, err := builtin(); err == nil {
-		if namespaced, ok := scopeIn(b.mapper, gr); ok {
+	if m, err := builtinapi.RESTMapper(); err == nil {
+		if namespaced, ok := scopeIn(m, gr); ok {
 			return namespaced, true
 		}
 	}
