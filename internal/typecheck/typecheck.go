@@ -23,9 +23,9 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
-	"k8s.io/client-go/discovery"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 )
 
 // Warning is one type-checking finding: Field is the API field path of the expression
@@ -70,9 +70,10 @@ const (
 // maxResults bounds Checker.results.
 const maxResults = 4096
 
-// New: live may be nil (no cluster); when set, it is called at most once per process, and only when a
-// policy matches a kind that is not built in, to get discovery + OpenAPI v3 for CRDs.
-func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
+// New: cluster may be nil (no cluster); when set, it is called at most once per process, and
+// only when a policy matches a kind that is not built in, to read discovery + OpenAPI v3 for
+// CRDs.
+func New(cluster func() (*live.Reader, error)) *Checker {
 	c := &Checker{
 		builtin:   builtinapi.Default,
 		schemas:   map[schema.GroupVersionKind]resolved{},
@@ -83,21 +84,22 @@ func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
 	}
 	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
 		c.askedLive.Store(true)
-		if live == nil {
+		if cluster == nil {
 			return nil, errNoLive
 		}
-		dc, err := live()
+		r, err := cluster()
 		if err != nil {
 			return nil, err
 		}
-		return newLiveAPI(dc)
+		return newLiveAPI(r)
 	})
 	c.types = &validating.TypeChecker{SchemaResolver: schemaResolver{c}, RestMapper: restMapper{c}}
 	return c
 }
 
 // LiveError is why the cluster's API could not be had, if the Checker needed it and failed:
-// the kinds it did not resolve were then not checked. Nil if it was never needed or worked.
+// the kinds it did not resolve were then not checked; or which groups' discovery failed, when
+// the rest was read. Nil if it was never needed or worked.
 func (c *Checker) LiveError() error {
 	if !c.askedLive.Load() {
 		return nil
