@@ -35,6 +35,8 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/util/webhook"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 )
 
 // StaticConfigSuffix is the name suffix reserved for manifest-based admission configurations
@@ -521,13 +523,11 @@ func CreateOnly(e *field.Error) bool {
 
 // Message gives a plain message for users: the error without its path, as the server puts it in
 // a status cause (for example `Unsupported value: "Always": supported values: "Fail", "Ignore"`),
-// and what to change where the server's words do not say it (hint).
+// in the words of the provider's schemas (apipath.InOurWords: what to change where the server's
+// words do not say it).
 func Message(e *field.Error) string {
 	if e == nil {
 		return ""
 	}
-	if h := hint(e); h != "" {
-		return e.ErrorBody() + "\n\n" + h
-	}
-	return e.ErrorBody()
+	return apipath.InOurWords(e.Field, e.ErrorBody())
 }
