@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -101,7 +102,7 @@ func parseRequest(in any, custom []matching.Served) (*Request, error) {
 	if err := knownFields(m, "", requestFields...); err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if _, ok := m[k].(Unknown); ok {
 			return nil, &ErrUnknown{Path: k}
 		}
@@ -181,7 +182,7 @@ func parseRequest(in any, custom []matching.Served) (*Request, error) {
 
 // knownFields fails on a key of m (at path) that is not among fields.
 func knownFields(m map[string]any, path string, fields ...string) error {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(fields, k) {
 			return inputErr(join(path, k), "unknown field; the fields are %s", strings.Join(fields, ", "))
 		}
@@ -456,7 +457,7 @@ func parseUserInfo(v any) (*user.DefaultInfo, error) {
 	case nil:
 	case map[string]any:
 		info.Extra = map[string][]string{}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			l, ok := x[k].([]any)
 			if !ok {
 				return nil, inputErr("user_info.extra."+k, "want a list of strings")
