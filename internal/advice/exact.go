@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
@@ -25,7 +25,7 @@ type Served func(gr schema.GroupResource) (versions []string, known bool)
 
 // ServedVersions is Served from the cluster's discovery through r, and, when there is no
 // cluster or its discovery cannot be read, from the embedded discovery of kube-apiserver's
-// built-in resources (internal/typecheck's snapshot), which knows no custom resource. A
+// built-in resources (internal/builtinapi), which knows no custom resource. A
 // discovery that could not be read is logged by the reader's callers elsewhere: a resource
 // neither knows gives no claim.
 func ServedVersions(ctx context.Context, r *live.Reader) Served {
@@ -35,7 +35,7 @@ func ServedVersions(ctx context.Context, r *live.Reader) Served {
 				return vs, len(vs) > 0
 			}
 		}
-		m, err := typecheck.BuiltinRESTMapper()
+		m, err := builtinapi.RESTMapper()
 		if err != nil {
 			return nil, false
 		}

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -115,7 +116,7 @@ func (r Requests) DryRuns() int {
 // requests as totals: "get 1.00, patch 1.00 | discovery 3".
 func (r Requests) PerObject(n int) string {
 	var obj, meta []string
-	for _, k := range sortedKeys(r) {
+	for _, k := range slices.Sorted(maps.Keys(r)) {
 		if isMeta(k) {
 			meta = append(meta, fmt.Sprintf("%s %d", k, r[k]))
 		} else {
@@ -130,15 +131,6 @@ func (r Requests) PerObject(n int) string {
 		s += " · total " + strings.Join(meta, ", ")
 	}
 	return s
-}
-
-func sortedKeys(r Requests) []string {
-	keys := make([]string, 0, len(r))
-	for k := range r {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // classify names the kind of request of an event.

@@ -233,20 +233,6 @@ func TestApplyConfigurationAndAs(t *testing.T) {
 	}
 }
 
-func TestInOurWords(t *testing.T) {
-	for _, tc := range []struct{ path, in, want string }{
-		{"metadata.name", "Required value: name or generateName is required", "Required value: name is required"},
-		{"spec.matchConstraints.namespaceSelector.matchExpressions[0].operator", `Unsupported value: "in": not a valid selector operator`,
-			`Unsupported value: "in": not a valid selector operator: one of In, NotIn, Exists, DoesNotExist`},
-		{"webhooks[2].clientConfig", "Required value: exactly one of url or service is required", "Required value: set one of url or a service block"},
-		{"spec.policyName", "Required value: name or generateName is required", "Required value: name or generateName is required"},
-	} {
-		if got := InOurWords(tc.path, tc.in); got != tc.want {
-			t.Errorf("InOurWords(%q, %q) = %q, want %q", tc.path, tc.in, got, tc.want)
-		}
-	}
-}
-
 // UnknownUnder finds unknown values at or under a path, but not beside it
 // ("webhooks[1]" is not under "webhooks[10]"), and leaves out the paths
 // that end as told.

@@ -241,7 +241,7 @@ func (d *Description[M, T]) ready() *Description[M, T] {
 		d.paths = sync.OnceValue(func() *apipath.Mapper {
 			return apipath.New(d.ResourceSchema(), reflect.TypeFor[T](), d.Renames)
 		})
-		d.report = Reporter{Kind: d.API.Kind, Resource: d.API.Resource, TypeName: d.TypeName, Paths: d.paths, Words: InOurWords}
+		d.report = Reporter{Kind: d.API.Kind, Resource: d.API.Resource, TypeName: d.TypeName, Paths: d.paths, Words: apipath.InOurWords}
 	})
 	return d
 }

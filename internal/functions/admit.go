@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -435,7 +436,7 @@ func parseAnswers(v any) (simulate.WebhookAnswers, error) {
 			return nil, &simulate.InputError{Path: path, Err: fmt.Errorf("want an object with %v", answerFields)}
 		}
 		answer := simulate.WebhookAnswer{Allowed: true}
-		for _, k := range sortedMapKeys(a) {
+		for _, k := range slices.Sorted(maps.Keys(a)) {
 			f := a[k]
 			if _, ok := f.(simulate.Unknown); ok {
 				return nil, &simulate.ErrUnknown{Path: path + "." + k}
@@ -522,15 +523,6 @@ func parseAnswers(v any) (simulate.WebhookAnswers, error) {
 		out[name] = answer
 	}
 	return out, nil
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // admitValues are the result's attributes.

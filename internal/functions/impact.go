@@ -12,6 +12,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	policyfamily "github.com/seed-a73d233f/terraform-provider-admission/internal/policy"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/simulate"
 )
@@ -172,17 +173,9 @@ func (d *impactDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 // impactClusterOf is the cluster of c as the impact reads it, within the provider's bounds (the
 // default count when the plan's impact is turned off: the data source is asked for).
 func impactClusterOf(c *kube.Client) (*impact.Cluster, error) {
-	kc, err := c.Clientset()
+	clients, err := live.ClientsOf(c)
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := c.Dynamic()
-	if err != nil {
-		return nil, err
-	}
-	disc, err := c.Discovery()
-	if err != nil {
-		return nil, err
-	}
-	return impact.NewCluster(kc, dyn, disc, impact.Bounds{MaxObjects: max(c.ImpactMaxObjects, 0), Budget: c.ImpactTimeout}), nil
+	return impact.NewCluster(clients, impact.Bounds{MaxObjects: max(c.ImpactMaxObjects, 0), Budget: c.ImpactTimeout}), nil
 }

@@ -2,15 +2,12 @@ package impact
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
@@ -22,9 +19,8 @@ import (
 // webhooks. The objects themselves are read again for each impact, a page at a time, and
 // kept by none. It is safe for concurrent use.
 type Cluster struct {
-	Discovery discovery.DiscoveryInterface
-	Kube      kubernetes.Interface
-	// Reader reads the objects and the params, within Bounds (NewCluster).
+	Kube kubernetes.Interface
+	// Reader reads discovery, the objects and the params, within Bounds (NewCluster).
 	Reader *live.Reader
 	Bounds Bounds
 
@@ -41,31 +37,30 @@ type webhooksRead struct {
 }
 
 // NewCluster is the cluster of these clients, read within b.
-func NewCluster(kube kubernetes.Interface, dyn dynamic.Interface, disc discovery.DiscoveryInterface, b Bounds) *Cluster {
-	reader := live.New(live.Clients{Typed: kube, Dynamic: dyn, Discovery: disc},
-		live.Limits{Objects: b.maxObjects(), PageSize: int64(b.pageSize()), Time: b.budget()})
-	return &Cluster{Discovery: disc, Kube: kube, Reader: reader, Bounds: b}
+func NewCluster(clients live.Clients, b Bounds) *Cluster {
+	reader := live.New(clients, live.Limits{Objects: b.maxObjects(), PageSize: int64(b.pageSize()), Time: b.budget()})
+	return &Cluster{Kube: clients.Typed, Reader: reader, Bounds: b}
 }
 
 // maxNamespaces is the most namespaces read for the namespace selectors.
 const maxNamespaces = 10000
 
-// Served is what discovery says the cluster serves, asked once; an answer that failed is
-// asked again the next time.
+// Served is what discovery says the cluster serves, asked once (within the reader's time); an
+// answer that failed is asked again the next time.
 func (c *Cluster) Served() (*Served, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.served != nil {
 		return c.served, nil
 	}
-	groups, lists, err := c.Discovery.ServerGroupsAndResources()
+	groups, lists, err := c.Reader.GroupsAndResources(context.Background())
 	s := &Served{Groups: groups, Resources: lists}
 	if err != nil {
-		var partial *discovery.ErrGroupDiscoveryFailed
-		if !errors.As(err, &partial) {
-			return nil, fmt.Errorf("discovery of the cluster's resources failed: %w", err)
+		failed, partial := live.FailedGroups(err)
+		if !partial {
+			return nil, err
 		}
-		for gv, e := range partial.Groups {
+		for gv, e := range failed {
 			s.Failed = append(s.Failed, fmt.Sprintf("%s (%v)", gv, e))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -317,10 +318,10 @@ func TestAccImpactAgreesWithTheServer(t *testing.T) {
 			}
 		}
 	}
-	if got, want := strings.Join(sortedSet(planChanged), ","), strings.Join(sortedSet(serverChanged), ","); got != want || len(serverChanged) == 0 {
+	if got, want := strings.Join(slices.Sorted(maps.Keys(planChanged)), ","), strings.Join(slices.Sorted(maps.Keys(serverChanged)), ","); got != want || len(serverChanged) == 0 {
 		t.Errorf("the objects the mutating policy changes on their next write:\n plan   %s\n server %s", got, want)
 	}
-	if got, want := strings.Join(dataDenied, ","), strings.Join(sortedSet(server["impact-replicas"]), ","); got != want {
+	if got, want := strings.Join(dataDenied, ","), strings.Join(slices.Sorted(maps.Keys(server["impact-replicas"])), ","); got != want {
 		t.Errorf("the data source's denied objects:\n got %s\nwant %s", got, want)
 	}
 
@@ -716,14 +717,5 @@ func named(t *testing.T, detail string) map[string]bool {
 		ref, _, _ := strings.Cut(line, ": ")
 		out[ref] = true
 	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

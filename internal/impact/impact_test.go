@@ -17,6 +17,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 )
 
 // A fake cluster of deployments and config maps in two namespaces, one labelled env=prod. The
@@ -76,7 +78,7 @@ func fakeClusterAndLists(t testing.TB, b Bounds, objs ...runtime.Object) (*Clust
 	)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{deployments: "DeploymentList", configMaps: "ConfigMapList"}, objs...)
-	return NewCluster(kube, dyn, disc, b), dyn
+	return NewCluster(live.Clients{Typed: kube, Dynamic: dyn, Discovery: disc}, b), dyn
 }
 
 func maxReplicasPolicy(max int, actions ...admissionregistrationv1.ValidationAction) ValidatingPair {

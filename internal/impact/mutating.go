@@ -3,7 +3,9 @@ package impact
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -174,7 +176,7 @@ func changedPaths(path string, before, after any) []string {
 			keys[k] = true
 		}
 		var out []string
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			if path == "" && k == "metadata" {
 				// The server's bookkeeping (managedFields, resourceVersion) is not the policy's.
 				bm, _ := b[k].(map[string]any)

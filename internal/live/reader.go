@@ -1,7 +1,8 @@
 // Package live reads, within bounds, what the checks at plan need of a cluster beyond the
 // admission objects themselves: the Service of a webhook and its EndpointSlices (Backend), the
-// params of a policy binding (Params), and a bounded list of the objects of any resource
-// (List), for the impact of a planned policy on the objects it matches.
+// params of a policy binding (Params), a bounded list of the objects of any resource (List),
+// for the impact of a planned policy on the objects it matches, and the cluster's discovery
+// (RESTMapper, GroupsAndResources, SchemaResolver: the one place that reads it).
 //
 // Every read is bounded: in time (the caller's context and Limits.Time), and a list in objects
 // (Limits.Objects, read a page of Limits.PageSize at a time). No read fails its caller: what it
@@ -27,7 +28,6 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 )
@@ -76,10 +76,11 @@ type Reader struct {
 	limits  Limits
 
 	mu sync.Mutex
-	// mapper is the cluster's discovery as a RESTMapper, once read; reported are the failures
-	// Report has let through.
-	mapper   meta.RESTMapper
-	reported map[string]bool
+	// mapper is the cluster's discovery as a RESTMapper, once read, and mapperErr the groups
+	// it could not read then (RESTMapper); reported are the failures Report has let through.
+	mapper    meta.RESTMapper
+	mapperErr error
+	reported  map[string]bool
 }
 
 // New is a Reader over clients.
@@ -90,19 +91,29 @@ func New(clients Clients, limits Limits) *Reader {
 // For is a Reader over the provider's client: an error when it cannot make requests (its
 // configuration is not known yet).
 func For(c *kube.Client, limits Limits) (*Reader, error) {
-	typed, err := c.Clientset()
+	clients, err := ClientsOf(c)
 	if err != nil {
 		return nil, err
+	}
+	return New(clients, limits), nil
+}
+
+// ClientsOf are the clients of the provider's client: an error when it cannot make requests
+// (its configuration is not known yet).
+func ClientsOf(c *kube.Client) (Clients, error) {
+	typed, err := c.Clientset()
+	if err != nil {
+		return Clients{}, err
 	}
 	dyn, err := c.Dynamic()
 	if err != nil {
-		return nil, err
+		return Clients{}, err
 	}
 	dc, err := c.Discovery()
 	if err != nil {
-		return nil, err
+		return Clients{}, err
 	}
-	return New(Clients{Typed: typed, Dynamic: dyn, Discovery: dc}, limits), nil
+	return Clients{Typed: typed, Dynamic: dyn, Discovery: dc}, nil
 }
 
 // Limits are the reader's limits, with the defaults filled in.
@@ -189,7 +200,7 @@ func readError(ctx context.Context, what string, gr schema.GroupResource, err er
 		f = Slow
 	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
 		f = Slow
-	case errors.As(err, &status), meta.IsNoMatchError(err):
+	case errors.As(err, &status), meta.IsNoMatchError(err), discovery.IsGroupDiscoveryFailedError(err):
 		f = Failed
 	default:
 		// No answer from the server: the request did not reach it.
@@ -217,31 +228,6 @@ func (r *Reader) Report(err error) bool {
 	return true
 }
 
-// restMapper is the cluster's discovery as a RESTMapper, read on first use (two requests with
-// aggregated discovery) and kept; a failed read is not kept, so the next use asks again.
-func (r *Reader) restMapper(ctx context.Context) (meta.RESTMapper, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.mapper != nil {
-		return r.mapper, nil
-	}
-	if r.clients.Discovery == nil {
-		return nil, &ReadError{What: "the cluster's API resources", Failure: Unreached, Err: errors.New("no discovery client")}
-	}
-	ctx, cancel := r.within(ctx)
-	defer cancel()
-	groups, err := restmapper.GetAPIGroupResourcesWithContext(ctx, discovery.ToDiscoveryInterfaceWithContext(r.clients.Discovery))
-	if groups == nil {
-		if err == nil {
-			err = errors.New("discovery gave no API groups")
-		}
-		return nil, readError(ctx, "the cluster's API resources", schema.GroupResource{}, err)
-	}
-	// Some groups may have failed (an aggregated API that is down): the others are served.
-	r.mapper = restmapper.NewDiscoveryRESTMapper(groups)
-	return r.mapper, nil
-}
-
 // Resource is the resource that serves kind in apiVersion on the cluster, and whether it is
 // namespaced, through discovery: a *ReadError when discovery could not be read, one that wraps
 // meta.NoKindMatchError (Failed) when the cluster does not serve the kind.
@@ -250,12 +236,16 @@ func (r *Reader) Resource(ctx context.Context, apiVersion, kind string) (schema.
 	if err != nil {
 		return schema.GroupVersionResource{}, false, &ReadError{What: fmt.Sprintf("kind %s in %s", kind, apiVersion), Failure: Failed, Err: err}
 	}
-	m, err := r.restMapper(ctx)
-	if err != nil {
-		return schema.GroupVersionResource{}, false, err
+	m, partial := r.RESTMapper(ctx)
+	if m == nil {
+		return schema.GroupVersionResource{}, false, partial
 	}
 	mapping, err := m.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
 	if err != nil {
+		if groupFailed(partial, gv.Group) {
+			// Not a kind the cluster does not serve: its group's discovery failed.
+			err = partial
+		}
 		return schema.GroupVersionResource{}, false, readError(ctx, fmt.Sprintf("kind %s of %s", kind, apiVersion), schema.GroupResource{Group: gv.Group, Resource: kind}, err)
 	}
 	return mapping.Resource, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
@@ -263,10 +253,10 @@ func (r *Reader) Resource(ctx context.Context, apiVersion, kind string) (schema.
 
 // ServedVersions are the versions at which the cluster serves gr, through discovery, the
 // preferred first: none (and no error) when it does not serve gr; a *ReadError when discovery
-// could not be read.
+// could not be read, or not that of gr's group.
 func (r *Reader) ServedVersions(ctx context.Context, gr schema.GroupResource) ([]string, error) {
-	m, err := r.restMapper(ctx)
-	if err != nil {
+	m, err := r.RESTMapper(ctx)
+	if m == nil || groupFailed(err, gr.Group) {
 		return nil, err
 	}
 	return ServedVersionsIn(m, gr), nil

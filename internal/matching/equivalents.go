@@ -1,8 +1,6 @@
 package matching
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,9 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/discovery"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 )
 
 // Equivalents tell which resources serve the same objects under another group, version or
@@ -27,8 +24,8 @@ import (
 // versions of a custom resource).
 //
 // NewEquivalents makes them from what a server serves: BuiltinServed (kube-apiserver's built-in
-// API, embedded), CRDServed (a CustomResourceDefinition's versions) and DiscoveryServed or
-// LiveServed (a cluster's discovery). Pass them as Config.Equivalents; the matcher and the
+// API, embedded), CRDServed (a CustomResourceDefinition's versions) and DiscoveryServed (a
+// cluster's discovery, as internal/live reads it). Pass them as Config.Equivalents; the matcher and the
 // dispatchers given its ObjectInterfaces then match and convert as the server does (Conversion
 // says which kinds convert offline). ServedAs answers "which versions and groups serve this
 // resource".
@@ -102,7 +99,7 @@ func ServedAs(e Equivalents, gr schema.GroupResource, sub string) []schema.Group
 }
 
 // BuiltinServed are the resources and subresources built into kube-apiserver, with their kinds:
-// its discovery with every group version served (internal/typecheck's embedded snapshot) and the
+// its discovery with every group version served (internal/builtinapi) and the
 // subresources of builtinSubresources. Alpha and beta versions are among them: a rule that names
 // one is read as written for a cluster that serves it.
 func BuiltinServed() ([]Served, error) {
@@ -111,7 +108,7 @@ func BuiltinServed() ([]Served, error) {
 }
 
 var builtinServed = sync.OnceValues(func() ([]Served, error) {
-	groups, err := typecheck.BuiltinResources()
+	groups, err := builtinapi.Resources()
 	if err != nil {
 		return nil, err
 	}
@@ -373,32 +370,4 @@ func DiscoveryServed(lists []*metav1.APIResourceList) []Served {
 		}
 	}
 	return out
-}
-
-// LiveServed are DiscoveryServed of the cluster dc reaches, read within ctx. Groups whose
-// discovery failed are left out, and the error says which: what the answer could not see.
-func LiveServed(ctx context.Context, dc discovery.DiscoveryInterface) ([]Served, error) {
-	type result struct {
-		lists []*metav1.APIResourceList
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		_, lists, err := dc.ServerGroupsAndResources()
-		done <- result{lists, err}
-	}()
-	select {
-	case <-ctx.Done():
-		return nil, fmt.Errorf("the cluster's discovery: %w", ctx.Err())
-	case r := <-done:
-		var failed *discovery.ErrGroupDiscoveryFailed
-		switch {
-		case r.err == nil:
-			return DiscoveryServed(r.lists), nil
-		case errors.As(r.err, &failed):
-			return DiscoveryServed(r.lists), fmt.Errorf("the cluster's discovery of some groups failed: %w", r.err)
-		default:
-			return nil, fmt.Errorf("the cluster's discovery: %w", r.err)
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 )
 
@@ -24,34 +25,33 @@ func TestAccBuiltinSubresources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	live, err := matching.LiveServed(ctx, dc)
+	_, lists, err := live.New(live.Clients{Discovery: dc}, live.Limits{Time: time.Minute}).GroupsAndResources(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	served := matching.DiscoveryServed(lists)
 	builtin, err := matching.BuiltinServed()
 	if err != nil {
 		t.Fatal(err)
 	}
 	servedGV := map[schema.GroupVersion]bool{}
-	for _, s := range live {
+	for _, s := range served {
 		servedGV[s.Resource.GroupVersion()] = true
 		if !slices.Contains(builtin, s) {
 			t.Errorf("the server serves %s %q (kind %s), which the built-in table lacks", s.Resource, s.Subresource, s.Kind)
 		}
 	}
 	for _, s := range builtin {
-		if servedGV[s.Resource.GroupVersion()] && !slices.Contains(live, s) {
+		if servedGV[s.Resource.GroupVersion()] && !slices.Contains(served, s) {
 			t.Errorf("the built-in table has %s %q (kind %s), which the server does not serve", s.Resource, s.Subresource, s.Kind)
 		}
 	}
-	liveEq := matching.NewEquivalents(live...)
+	liveEq := matching.NewEquivalents(served...)
 	builtinEq, err := matching.BuiltinEquivalents()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range live {
+	for _, s := range served {
 		got := matching.ServedAs(liveEq, s.Resource.GroupResource(), s.Subresource)
 		var want []schema.GroupVersionResource
 		for _, r := range matching.ServedAs(builtinEq, s.Resource.GroupResource(), s.Subresource) {
@@ -60,7 +60,7 @@ func TestAccBuiltinSubresources(t *testing.T) {
 			}
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("%s %q: live %v, built-in %v", s.Resource, s.Subresource, got, want)
+			t.Errorf("%s %q: served %v, built-in %v", s.Resource, s.Subresource, got, want)
 		}
 	}
 }

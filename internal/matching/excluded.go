@@ -25,6 +25,14 @@ func excludedFromWebhooks(attr admission.Attributes, v validation.Version) (Reas
 	return "", "", false
 }
 
+// ExcludedFromWebhooks reports whether the matcher's server (Config.Version) never calls a
+// webhook for attr, whatever its rules (excludedFromWebhooks): what the simulator's webhook
+// stages skip, as the server's webhook plugins do.
+func (m *Matcher) ExcludedFromWebhooks(attr admission.Attributes) bool {
+	_, _, excluded := excludedFromWebhooks(attr, m.version)
+	return excluded
+}
+
 // WebhooksSeeReviews reports whether a kube-apiserver of version v (zero: validation.Assumed)
 // calls webhooks for the virtual review resources (tokenreviews, subjectaccessreviews, ...:
 // validation.ExcludedFromAdmission). Their list, k8s.io/kubernetes

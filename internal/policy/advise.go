@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
@@ -28,7 +29,9 @@ func checker(env core.PlanEnv) *typecheck.Checker {
 	if env.Client == nil {
 		return offlineChecker()
 	}
-	return checkers.Get(env.Client, func() (*typecheck.Checker, bool) { return typecheck.New(env.Client.Discovery), true })
+	return checkers.Get(env.Client, func() (*typecheck.Checker, bool) {
+		return typecheck.New(func() (*live.Reader, error) { return live.For(env.Client, live.Limits{}) }), true
+	})
 }
 
 // typeChecked turns the type checker's findings into advice on the

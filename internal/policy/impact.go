@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/impact"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
@@ -31,19 +32,11 @@ func impactCluster(env core.PlanEnv) *impact.Cluster {
 		return nil
 	}
 	return clusters.Get(c, func() (*impact.Cluster, bool) {
-		kube, err := c.Clientset()
+		clients, err := live.ClientsOf(c)
 		if err != nil {
 			return nil, false
 		}
-		dyn, err := c.Dynamic()
-		if err != nil {
-			return nil, false
-		}
-		dc, err := c.Discovery()
-		if err != nil {
-			return nil, false
-		}
-		return impact.NewCluster(kube, dyn, dc, impact.Bounds{MaxObjects: c.ImpactMaxObjects, Budget: c.ImpactTimeout}), true
+		return impact.NewCluster(clients, impact.Bounds{MaxObjects: c.ImpactMaxObjects, Budget: c.ImpactTimeout}), true
 	})
 }
 

@@ -248,7 +248,7 @@ func nudged(v tftypes.Value) (tftypes.Value, bool) {
 	case tftypes.Object:
 		var m map[string]tftypes.Value
 		_ = v.As(&m)
-		for _, k := range sorted(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if nv, ok := nudged(m[k]); ok {
 				m = maps.Clone(m) // As hands out the value's own map
 				m[k] = nv
@@ -297,7 +297,7 @@ func TestFastPlansAnswerAsTheFramework(t *testing.T) {
 	schemas := resourceSchemas(t)
 	for _, served := range []bool{false, true} {
 		p := newPair(t, served)
-		for _, typeName := range sorted(schemas) {
+		for _, typeName := range slices.Sorted(maps.Keys(schemas)) {
 			t.Run(fmt.Sprintf("%s/served=%v", typeName, served), func(t *testing.T) {
 				comparePlansAndApplies(t, p, typeName, schemas[typeName], served, cases)
 			})

@@ -2,9 +2,10 @@ package protocol_test
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"math/rand"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -68,7 +69,7 @@ func (g *generator) mode() blockMode {
 // the block parent; none sets nothing in it (an empty block).
 func (g *generator) object(parent string, attrs map[string]schema.Attribute, blocks map[string]schema.Block, typ tftypes.Object, none bool) tftypes.Value {
 	vals := map[string]tftypes.Value{}
-	for _, name := range sorted(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		a, t := attrs[name], typ.AttributeTypes[name]
 		switch {
 		case none, a.IsComputed() && !a.IsOptional() && !a.IsRequired():
@@ -87,7 +88,7 @@ func (g *generator) object(parent string, attrs map[string]schema.Attribute, blo
 			vals[name] = g.value(parent, name, t)
 		}
 	}
-	for _, name := range sorted(blocks) {
+	for _, name := range slices.Sorted(maps.Keys(blocks)) {
 		t := typ.AttributeTypes[name]
 		m := g.mode()
 		if none {
@@ -359,13 +360,4 @@ func applied(v tftypes.Value) tftypes.Value {
 		return tftypes.NewValue(t, out)
 	}
 	return v
-}
-
-func sorted[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

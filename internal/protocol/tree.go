@@ -3,7 +3,8 @@ package protocol
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -83,7 +84,7 @@ type block struct {
 // type not evaluated here.
 func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[string]schema.Block, typ tftypes.Object) (*object, error) {
 	o := &object{typ: typ}
-	for _, name := range sortedKeys(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[name]
 		at, err := attributeOf(ctx, name, a, typ.AttributeTypes[name])
 		if err != nil {
@@ -95,7 +96,7 @@ func treeOf(ctx context.Context, attrs map[string]schema.Attribute, blocks map[s
 			o.noValidate = at.noValidate(name)
 		}
 	}
-	for _, name := range sortedKeys(blocks) {
+	for _, name := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[name]
 		bt := typ.AttributeTypes[name]
 		if !plainType(ctx, b.Type()) {
@@ -335,13 +336,4 @@ func plainType(ctx context.Context, t attr.Type) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -490,7 +489,7 @@ type mutatingWebhookStage struct{ a *admitter }
 func (s *mutatingWebhookStage) Handles(admission.Operation) bool { return true }
 
 func (s *mutatingWebhookStage) Admit(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) error {
-	if excludedFromWebhooks(attrs) {
+	if s.a.e.matcher.ExcludedFromWebhooks(attrs) {
 		return nil
 	}
 	t := traceFrom(ctx)
@@ -537,13 +536,6 @@ func orderSteps(steps []Step, hooks []*offlineWebhook) {
 	sort.SliceStable(steps, func(i, j int) bool { return index(steps[i]) < index(steps[j]) })
 }
 
-// excludedFromWebhooks: the server never calls webhooks for requests on the
-// admission configuration kinds and the virtual review resources (the
-// matcher's exclusions).
-func excludedFromWebhooks(attrs admission.Attributes) bool {
-	return rules.IsExemptAdmissionConfigurationResource(attrs) || validation.ExcludedFromAdmission(attrs.GetResource().GroupResource())
-}
-
 // validate is the validating half of the chain: the validating admission
 // policies (each evaluated on its own, since the server runs them in no fixed
 // order and reports the first denial), and, when none denies, the validating
@@ -573,7 +565,7 @@ func (a *admitter) validate(ctx context.Context, attrs *recordingAttributes, o a
 			t.add(s)
 		}
 	}
-	if len(r.denials) > 0 || excludedFromWebhooks(attrs) {
+	if len(r.denials) > 0 || a.e.matcher.ExcludedFromWebhooks(attrs) {
 		return
 	}
 	var validatingHooks []*offlineWebhook

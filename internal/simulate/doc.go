@@ -35,7 +35,7 @@
 // resources'). Objects of
 // built-in kinds are held as their Go types, as the server holds them; apply
 // configurations merge with the built-in schemas embedded in
-// internal/typecheck. What cannot be known offline is not guessed: the
+// internal/builtinapi. What cannot be known offline is not guessed: the
 // server's defaulting of built-in kinds (the results' Notes say so), other
 // policies and webhooks of a cluster, what a webhook answers unless the
 // caller says, the schemas of custom resources.

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
 
@@ -76,7 +76,7 @@ type typeConverters struct{}
 func (typeConverters) Run(context.Context) {}
 
 func (typeConverters) GetTypeConverter(gvk schema.GroupVersionKind) managedfields.TypeConverter {
-	if tc, err := typecheck.BuiltinTypeConverter(); err == nil {
+	if tc, err := builtinapi.TypeConverter(); err == nil {
 		stub := &unstructured.Unstructured{}
 		stub.SetGroupVersionKind(gvk)
 		if _, err := tc.ObjectToTyped(stub); err == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,8 +19,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/matching"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 )
 
 // Request is an admission request as the functions take it. Every field is
@@ -101,7 +102,7 @@ func parseRequest(in any, custom []matching.Served) (*Request, error) {
 	if err := knownFields(m, "", requestFields...); err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if _, ok := m[k].(Unknown); ok {
 			return nil, &ErrUnknown{Path: k}
 		}
@@ -181,7 +182,7 @@ func parseRequest(in any, custom []matching.Served) (*Request, error) {
 
 // knownFields fails on a key of m (at path) that is not among fields.
 func knownFields(m map[string]any, path string, fields ...string) error {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(fields, k) {
 			return inputErr(join(path, k), "unknown field; the fields are %s", strings.Join(fields, ", "))
 		}
@@ -236,7 +237,7 @@ func (r *Request) resolveResource(res any, custom []matching.Served) (bool, erro
 			return s.Namespaced, nil
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return false, err
 	}
@@ -280,7 +281,7 @@ func builtinResourceFor(partial schema.GroupVersionResource, custom []matching.S
 			return s.Resource, nil
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return schema.GroupVersionResource{}, err
 	}
@@ -298,7 +299,7 @@ func servedScope(gvr schema.GroupVersionResource, custom []matching.Served) (nam
 			return s.Namespaced, true
 		}
 	}
-	mapper, err := typecheck.BuiltinRESTMapper()
+	mapper, err := builtinapi.RESTMapper()
 	if err != nil {
 		return false, false
 	}
@@ -456,7 +457,7 @@ func parseUserInfo(v any) (*user.DefaultInfo, error) {
 	case nil:
 	case map[string]any:
 		info.Extra = map[string][]string{}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			l, ok := x[k].([]any)
 			if !ok {
 				return nil, inputErr("user_info.extra."+k, "want a list of strings")

@@ -1,96 +1,18 @@
 package typecheck_test
 
 import (
-	"bytes"
-	"context"
 	"regexp"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
 )
-
-// TestAccBuiltinIsFresh takes the snapshot again from the live kube-apiserver and fails when the
-// embedded one differs, so that it cannot go stale when tools/kube-apiserver moves on.
-func TestAccBuiltinIsFresh(t *testing.T) {
-	cp := liveCluster(t)
-	dc, err := discovery.NewDiscoveryClientForConfig(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, err := snapshot.Take(dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live.Groups = withoutCustomGroups(t, cp.RESTConfig(), live.Groups)
-	embedded, err := snapshot.Decode(typecheck.BuiltinData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const regenerate = "the embedded snapshot is stale: run `go generate ./internal/typecheck` and commit builtin.json.gz"
-	if live.ServerVersion != embedded.ServerVersion {
-		t.Errorf("server version %s, embedded %s: %s", live.ServerVersion, embedded.ServerVersion, regenerate)
-	}
-	if diff := cmp.Diff(embedded.Groups, live.Groups); diff != "" {
-		t.Errorf("discovery (-embedded +live):\n%s\n%s", diff, regenerate)
-	}
-	if diff := schemaDiff(embedded.Schemas, live.Schemas); len(diff) > 0 {
-		t.Errorf("%d schemas differ: %v\n%s", len(diff), diff[:min(len(diff), 20)], regenerate)
-	}
-}
-
-// schemaDiff names the schemas added, removed or changed from a to b.
-func schemaDiff[M ~map[string]V, V ~[]byte](a, b M) []string {
-	var out []string
-	for name, s := range a {
-		if t, ok := b[name]; !ok {
-			out = append(out, "-"+name)
-		} else if !bytes.Equal(s, t) {
-			out = append(out, "~"+name)
-		}
-	}
-	for name := range b {
-		if _, ok := a[name]; !ok {
-			out = append(out, "+"+name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// withoutCustomGroups leaves out the groups that the tests' custom resources add.
-func withoutCustomGroups(t *testing.T, cfg *rest.Config, groups []snapshot.Group) []snapshot.Group {
-	t.Helper()
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := dyn.Resource(crdResource).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	custom := map[string]bool{}
-	for _, crd := range crds.Items {
-		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		custom[group] = true
-	}
-	return slices.DeleteFunc(groups, func(g snapshot.Group) bool { return custom[g.Name] })
-}
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // TestAccBuiltinSameAsLiveDiscovery compares the warnings from the embedded snapshot with those of
 // the server's TypeChecker resolving the same kinds through the live discovery and OpenAPI v3

@@ -13,6 +13,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/discovery"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 )
 
@@ -64,8 +66,8 @@ func TestAccCustomResourceOnLiveCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, calls := countedLive(client.Discovery)
-	c := typecheck.New(live)
+	cluster, calls := countedLive(func() (*live.Reader, error) { return live.For(client, live.Limits{}) })
+	c := typecheck.New(cluster)
 
 	// Policies on built-in kinds only ask nothing.
 	for range 5 {
@@ -194,14 +196,14 @@ func createCRD(t *testing.T, cfg *rest.Config, manifest, groupVersion, resource 
 }
 
 // countedLive is a live function that counts its calls.
-func countedLive(live func() (discovery.DiscoveryInterface, error)) (func() (discovery.DiscoveryInterface, error), func() int) {
+func countedLive(cluster func() (*live.Reader, error)) (func() (*live.Reader, error), func() int) {
 	var mu sync.Mutex
 	n := 0
-	return func() (discovery.DiscoveryInterface, error) {
+	return func() (*live.Reader, error) {
 			mu.Lock()
 			n++
 			mu.Unlock()
-			return live()
+			return cluster()
 		}, func() int {
 			mu.Lock()
 			defer mu.Unlock()
@@ -257,3 +259,5 @@ func (l *requestLog) paths() []string {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/openapi/openapitest"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 )
 
@@ -55,11 +56,14 @@ func (f *fakeCluster) OpenAPIV3WithContext(_ context.Context) openapi.ClientWith
 }
 
 // counted returns a live function over d that counts its calls.
-func counted(d discovery.DiscoveryInterface, err error) (func() (discovery.DiscoveryInterface, error), *atomic.Int32) {
+func counted(d discovery.DiscoveryInterface, err error) (func() (*live.Reader, error), *atomic.Int32) {
 	var n atomic.Int32
-	return func() (discovery.DiscoveryInterface, error) {
+	return func() (*live.Reader, error) {
 		n.Add(1)
-		return d, err
+		if err != nil {
+			return nil, err
+		}
+		return live.New(live.Clients{Discovery: d}, live.Limits{}), nil
 	}, &n
 }
 
@@ -68,8 +72,8 @@ func widgets() []admissionregistrationv1.NamedRuleWithOperations {
 }
 
 func TestCustomResourceThroughLive(t *testing.T) {
-	live, calls := counted(newFakeCluster(), nil)
-	c := typecheck.New(live)
+	cluster, calls := counted(newFakeCluster(), nil)
+	c := typecheck.New(cluster)
 
 	// Built-in kinds only: the cluster is not asked.
 	for range 3 {
@@ -99,8 +103,8 @@ func TestCustomResourceThroughLive(t *testing.T) {
 }
 
 func TestLiveFailureIsNoWarning(t *testing.T) {
-	live, calls := counted(nil, errors.New("connection refused"))
-	c := typecheck.New(live)
+	cluster, calls := counted(nil, errors.New("connection refused"))
+	c := typecheck.New(cluster)
 	p := policy(append(widgets(), deployments()...), "object.spec.sizee > 3")
 	for range 3 {
 		got := c.ValidatingPolicy(p)
@@ -128,10 +132,10 @@ func TestNoLiveNoCustomResources(t *testing.T) {
 }
 
 func TestCustomResourceParams(t *testing.T) {
-	live, _ := counted(newFakeCluster(), nil)
+	cluster, _ := counted(newFakeCluster(), nil)
 	p := policy(deployments(), "object.spec.replicas <= params.spec.size", "params.spec.colour == 'red'")
 	p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/v1", Kind: "Widget"}
-	got := typecheck.New(live).ValidatingPolicy(p)
+	got := typecheck.New(cluster).ValidatingPolicy(p)
 	if len(got) != 1 || got[0].Field != "spec.validations[1].expression" || !strings.Contains(got[0].Message, "undefined field 'colour'") {
 		t.Errorf("want one warning about colour, got %q", got)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/controlplane"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi/snapshot"
 )
 
 // cluster is the local control plane of the acceptance tests (TF_ACC set), started as the

@@ -13,7 +13,8 @@ import (
 // errNoLive is the live error of a Checker made without a cluster.
 var errNoLive = errors.New("no cluster to ask")
 
-// liveAPI returns the cluster's API, asking for it on the first call only (Checker.live).
+// liveAPI returns the cluster's API, asking for it on the first call only (Checker.liveOnce):
+// nil if it could not be had; with an error too when some of its groups could not be read.
 func (c *Checker) liveAPI() (*liveAPI, error) { return c.liveOnce() }
 
 // schemaResolver resolves a kind from the built-in API, else from the cluster; each kind
@@ -41,7 +42,7 @@ func (r schemaResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema
 }
 
 func (c *Checker) resolveUncached(gvk schema.GroupVersionKind) (*spec.Schema, error) {
-	b, err := builtin()
+	b, err := c.builtin()
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (c *Checker) resolveUncached(gvk schema.GroupVersionKind) (*spec.Schema, er
 		return s, err
 	}
 	live, lerr := c.liveAPI()
-	if lerr != nil {
+	if live == nil {
 		return nil, fmt.Errorf("%w (and the cluster: %v)", err, lerr)
 	}
 	return live.resolver.ResolveSchema(gvk)
@@ -68,16 +69,16 @@ var _ meta.RESTMapper = restMapper{}
 // API has no match.
 func mapWith[T any](c *Checker, f func(meta.RESTMapper) (T, error)) (T, error) {
 	var zero T
-	b, err := builtin()
+	b, err := c.builtin()
 	if err != nil {
 		return zero, err
 	}
-	got, err := f(b.mapper)
+	got, err := f(b.RESTMapper())
 	if err == nil || !meta.IsNoMatchError(err) {
 		return got, err
 	}
-	live, lerr := c.liveAPI()
-	if lerr != nil {
+	live, _ := c.liveAPI()
+	if live == nil {
 		return zero, err
 	}
 	return f(live.mapper)

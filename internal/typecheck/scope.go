@@ -1,51 +1,47 @@
 package typecheck
 
 import (
+	"context"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/restmapper"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 )
 
 // Scopes tells whether a resource is namespaced, as discovery says: the built-in resources from
-// the embedded snapshot, and, when a cluster's discovery is given, what that cluster serves
-// (its custom resources). It implements advice.ScopeResolver.
+// the embedded snapshot, and, when a cluster is given, what that cluster serves (its custom
+// resources, read through internal/live). It implements advice.ScopeResolver.
 type Scopes struct {
-	live func() meta.RESTMapper
+	live func() (meta.RESTMapper, error)
 }
 
 // BuiltinScopes knows the scope of kube-apiserver's built-in resources only.
 func BuiltinScopes() *Scopes { return &Scopes{} }
 
-// LiveScopes adds what dc serves to the built-in resources. Discovery is read once, when first
-// needed; if it cannot be read, only the built-in resources are known.
-func LiveScopes(dc discovery.DiscoveryInterface) *Scopes {
-	if dc == nil {
+// LiveScopes adds what r's cluster serves to the built-in resources. Discovery is read once,
+// when first needed; if it cannot be read, only the built-in resources are known (r's callers
+// report its failures: live.Reader.Report).
+func LiveScopes(r *live.Reader) *Scopes {
+	if r == nil {
 		return BuiltinScopes()
 	}
-	return &Scopes{live: sync.OnceValue(func() meta.RESTMapper {
-		groups, _ := restmapper.GetAPIGroupResources(memory.NewMemCacheClient(dc))
-		if groups == nil {
-			return nil
-		}
-		return restmapper.NewDiscoveryRESTMapper(groups)
-	})}
+	return &Scopes{live: sync.OnceValues(func() (meta.RESTMapper, error) { return r.RESTMapper(context.Background()) })}
 }
 
 // ResourceScope reports whether gr is namespaced, and whether its scope is known at all.
 func (s *Scopes) ResourceScope(gr schema.GroupResource) (namespaced, known bool) {
-	if b, err := builtin(); err == nil {
-		if namespaced, ok := scopeIn(b.mapper, gr); ok {
+	if m, err := builtinapi.RESTMapper(); err == nil {
+		if namespaced, ok := scopeIn(m, gr); ok {
 			return namespaced, true
 		}
 	}
 	if s == nil || s.live == nil {
 		return false, false
 	}
-	if m := s.live(); m != nil {
+	if m, _ := s.live(); m != nil {
 		return scopeIn(m, gr)
 	}
 	return false, false

@@ -5,11 +5,9 @@
 // MutatingAdmissionPolicy has no type checker at the server; MutatingPolicy builds one from
 // the same pieces (mutating.go).
 //
-// The schemas of the built-in kinds are embedded: a snapshot of kube-apiserver's discovery and
-// OpenAPI v3, trimmed to what CEL types are built from (internal/snapshot), taken by
-// `go generate ./internal/typecheck` from the local control plane of the acceptance tests
-// (internal/gen) and kept fresh by TestAccBuiltinIsFresh. So a policy that matches only
-// built-in kinds is checked with no cluster and no request. Other kinds (custom resources) are
+// The schemas of the built-in kinds are embedded (internal/builtinapi: a snapshot of
+// kube-apiserver's discovery and OpenAPI v3, trimmed to what CEL types are built from). So a
+// policy that matches only built-in kinds is checked with no cluster and no request. Other kinds (custom resources) are
 // looked up in the cluster, whose discovery and OpenAPI documents a Checker fetches at most
 // once.
 //
@@ -25,7 +23,9 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
-	"k8s.io/client-go/discovery"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/live"
 )
 
 // Warning is one type-checking finding: Field is the API field path of the expression
@@ -38,6 +38,8 @@ type Warning struct {
 // Checker type-checks policies against built-in schemas, and against CRDs through Live when set.
 // It is safe for concurrent use; make one per provider process, as it keeps what it resolved.
 type Checker struct {
+	// builtin is the built-in API (builtinapi.Default).
+	builtin func() (*builtinapi.API, error)
 	// liveOnce calls the live function of New on its first call only.
 	liveOnce  func() (*liveAPI, error)
 	askedLive atomic.Bool
@@ -68,10 +70,12 @@ const (
 // maxResults bounds Checker.results.
 const maxResults = 4096
 
-// New: live may be nil (no cluster); when set, it is called at most once per process, and only when a
-// policy matches a kind that is not built in, to get discovery + OpenAPI v3 for CRDs.
-func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
+// New: cluster may be nil (no cluster); when set, it is called at most once per process, and
+// only when a policy matches a kind that is not built in, to read discovery + OpenAPI v3 for
+// CRDs.
+func New(cluster func() (*live.Reader, error)) *Checker {
 	c := &Checker{
+		builtin:   builtinapi.Default,
 		schemas:   map[schema.GroupVersionKind]resolved{},
 		contexts:  newCache[*validating.TypeCheckingContext](maxContexts),
 		results:   newCache[string](maxResults),
@@ -80,34 +84,26 @@ func New(live func() (discovery.DiscoveryInterface, error)) *Checker {
 	}
 	c.liveOnce = sync.OnceValues(func() (*liveAPI, error) {
 		c.askedLive.Store(true)
-		if live == nil {
+		if cluster == nil {
 			return nil, errNoLive
 		}
-		dc, err := live()
+		r, err := cluster()
 		if err != nil {
 			return nil, err
 		}
-		return newLiveAPI(dc)
+		return newLiveAPI(r)
 	})
 	c.types = &validating.TypeChecker{SchemaResolver: schemaResolver{c}, RestMapper: restMapper{c}}
 	return c
 }
 
 // LiveError is why the cluster's API could not be had, if the Checker needed it and failed:
-// the kinds it did not resolve were then not checked. Nil if it was never needed or worked.
+// the kinds it did not resolve were then not checked; or which groups' discovery failed, when
+// the rest was read. Nil if it was never needed or worked.
 func (c *Checker) LiveError() error {
 	if !c.askedLive.Load() {
 		return nil
 	}
 	_, err := c.liveAPI()
 	return err
-}
-
-// BuiltinVersion is the kube-apiserver release whose built-in API is embedded ("v1.37.2").
-func BuiltinVersion() string {
-	b, err := builtin()
-	if err != nil {
-		return ""
-	}
-	return b.version
 }

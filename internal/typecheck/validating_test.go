@@ -206,9 +206,3 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
-
-func TestBuiltinVersion(t *testing.T) {
-	if got := typecheck.BuiltinVersion(); got != "v1.37.2" {
-		t.Errorf("BuiltinVersion() = %q, want v1.37.2 (the kube-apiserver of tools/kube-apiserver/go.mod)", got)
-	}
-}

@@ -21,8 +21,8 @@ package validation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -35,6 +35,8 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/util/webhook"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 )
 
 // StaticConfigSuffix is the name suffix reserved for manifest-based admission configurations
@@ -161,7 +163,7 @@ func validateObjectMeta(v Version, meta *metav1.ObjectMeta, name string, fldPath
 	}
 	// namespace is cleared and generation set to 1 before validation (k8s.io/apiserver
 	// pkg/registry/rest BeforeCreate, then the strategy's PrepareForCreate), so neither can fail.
-	for _, k := range sortedKeys(meta.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(meta.Labels)) {
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: meta.Labels[k]}, fldPath.Child("labels"))...)
 	}
 	errs = append(errs, validateAnnotations(meta.Annotations, fldPath.Child("annotations"))...)
@@ -234,7 +236,7 @@ func dedupOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerReference 
 // lower-cased, must be a qualified name; keys and values together at most 256 KiB.
 func validateAnnotations(annotations map[string]string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		for _, msg := range content.IsLabelKey(strings.ToLower(k)) {
 			errs = append(errs, field.Invalid(fldPath, k, msg).WithOrigin("format=k8s-label-key"))
 		}
@@ -457,7 +459,7 @@ func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field
 // skip the label values in matchExpressions.
 func validateLabelSelectorWith(sel *metav1.LabelSelector, opts metav1validation.LabelSelectorValidationOptions, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(sel.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, fldPath.Child("matchLabels"))...)
 	}
 	for k, req := range sel.MatchExpressions {
@@ -474,15 +476,6 @@ func qualifiedName(value string, fldPath *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(fldPath, value, msg).WithOrigin("format=qualified-name"))
 	}
 	return errs
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // CreateOnly reports whether the server enforces e only when it creates an
@@ -521,13 +514,11 @@ func CreateOnly(e *field.Error) bool {
 
 // Message gives a plain message for users: the error without its path, as the server puts it in
 // a status cause (for example `Unsupported value: "Always": supported values: "Fail", "Ignore"`),
-// and what to change where the server's words do not say it (hint).
+// in the words of the provider's schemas (apipath.InOurWords: what to change where the server's
+// words do not say it).
 func Message(e *field.Error) string {
 	if e == nil {
 		return ""
 	}
-	if h := hint(e); h != "" {
-		return e.ErrorBody() + "\n\n" + h
-	}
-	return e.ErrorBody()
+	return apipath.InOurWords(e.Field, e.ErrorBody())
 }

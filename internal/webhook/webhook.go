@@ -166,21 +166,17 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *c
 }
 
 // scopes are the resource scopes of each provider client's cluster (typecheck.LiveScopes):
-// the built-in resources, and the custom resources its discovery serves, read once per
-// client and only when a rule names a resource that is not built in.
+// the built-in resources, and the custom resources its discovery serves (through the plan's
+// reader, core.PlanEnv.Live), read once per client and only when a rule names a resource
+// that is not built in.
 var scopes core.PerClient[*typecheck.Scopes]
 
 // scopesOf is what the plan knows of resource scopes: the cluster's when it can be
 // reached, else the built-in resources' only (no claim about the others).
 func scopesOf(env core.PlanEnv) *typecheck.Scopes {
-	if env.Client == nil {
+	r := env.Live()
+	if r == nil {
 		return typecheck.BuiltinScopes()
 	}
-	return scopes.Get(env.Client, func() (*typecheck.Scopes, bool) {
-		dc, err := env.Client.Discovery()
-		if err != nil {
-			return typecheck.BuiltinScopes(), false
-		}
-		return typecheck.LiveScopes(dc), true
-	})
+	return scopes.Get(env.Client, func() (*typecheck.Scopes, bool) { return typecheck.LiveScopes(r), true })
 }

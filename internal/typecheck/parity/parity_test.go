@@ -29,8 +29,8 @@ import (
 	"k8s.io/kubernetes/pkg/generated/openapi"
 	"sigs.k8s.io/yaml"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi/snapshot"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
 )
 
 // statusController is the type checker of the status controller. Its RESTMapper comes from
@@ -39,7 +39,7 @@ import (
 // snapshot stands for both (TestAccBuiltinIsFresh).
 func statusController(t *testing.T) *validating.TypeChecker {
 	t.Helper()
-	data, err := os.ReadFile("../builtin.json.gz")
+	data, err := os.ReadFile("../../builtinapi/builtin.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}

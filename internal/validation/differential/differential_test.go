@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -373,14 +374,14 @@ func (k kind) check(t *testing.T, serverVersion string) {
 		}
 	}
 
-	t.Logf("kinds of (path, reason) the server returned: %s", strings.Join(sortedKeys(kinds), "; "))
-	for _, r := range sortedKeys(silent) {
+	t.Logf("kinds of (path, reason) the server returned: %s", strings.Join(slices.Sorted(maps.Keys(kinds)), "; "))
+	for _, r := range slices.Sorted(maps.Keys(silent)) {
 		t.Logf("spec silent, server decides: %s: %d accepted, %d rejected", r, silent[r][0], silent[r][1])
 	}
-	for _, w := range sortedKeys(otherWarnings) {
+	for _, w := range slices.Sorted(maps.Keys(otherWarnings)) {
 		t.Logf("server warning we do not compare (%d objects): %s", otherWarnings[w], w)
 	}
-	for _, f := range sortedKeys(unmapped) {
+	for _, f := range slices.Sorted(maps.Keys(unmapped)) {
 		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (webhook.Paths); its diagnostic cannot point at a line", f)
 	}
 	note := ""
@@ -393,13 +394,4 @@ func (k kind) check(t *testing.T, serverVersion string) {
 		agree, len(cases), k.name, valid, invalid, len(rulesCovered), len(kinds), note, messageOnly, warningDiffs, serverVersion, elapsed.Round(time.Millisecond))
 	t.Log(line)
 	fmt.Println(line)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,7 +342,7 @@ func checkRelease(t *testing.T, r release, cases []matrixCase, answers []oracleA
 			messageOnly++
 		}
 	}
-	for _, d := range sortedKeys(differences) {
+	for _, d := range slices.Sorted(maps.Keys(differences)) {
 		t.Logf("%s: %d requests: %s", r.version, differences[d], d)
 	}
 	var kindNames []string

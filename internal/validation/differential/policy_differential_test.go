@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -220,11 +221,11 @@ func checkPolicyKind[T any](t *testing.T, k policyKind[T], serverVersion string)
 		}
 	}
 
-	t.Logf("kinds of (path, reason) the server returned: %s", strings.Join(sortedKeys(kinds), "; "))
-	for _, r := range sortedKeys(silent) {
+	t.Logf("kinds of (path, reason) the server returned: %s", strings.Join(slices.Sorted(maps.Keys(kinds)), "; "))
+	for _, r := range slices.Sorted(maps.Keys(silent)) {
 		t.Logf("spec silent, server decides: %s: %d accepted, %d rejected", r, silent[r][0], silent[r][1])
 	}
-	for _, w := range sortedKeys(warnings) {
+	for _, w := range slices.Sorted(maps.Keys(warnings)) {
 		t.Logf("server warning (%d objects): %s", warnings[w], w)
 	}
 	// make check prints the lines of go test -v that start with "differential:".

@@ -1,8 +1,8 @@
-// Command gen writes the snapshot of the built-in API that package typecheck embeds: it starts
+// Command gen writes the snapshot of the built-in API that package builtinapi embeds: it starts
 // the local control plane of the acceptance tests (etcd and kube-apiserver on 127.0.0.1, with
 // every built-in group version served) and takes the snapshot from it.
 //
-//	go generate ./internal/typecheck
+//	go generate ./internal/builtinapi
 //
 // The binaries are those of ADMISSION_KUBE_APISERVER and ADMISSION_ETCD, else those that
 // tools/bin.sh builds and caches.
@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest/controlplane"
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck/internal/snapshot"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/builtinapi/snapshot"
 )
 
 func main() {

@@ -1,8 +1,8 @@
 // Package snapshot holds what type checking needs to know of an API server, taken once from a
 // running kube-apiserver: its resources and their kinds (for a RESTMapper) and the OpenAPI v3
-// schemas of those kinds, trimmed to the parts that CEL types are built from. The type checker
-// embeds the snapshot of the kube-apiserver release it follows; the generator takes it and the
-// freshness test takes it again to compare.
+// schemas of those kinds, trimmed to the parts that CEL types are built from. Package
+// builtinapi embeds the snapshot of the kube-apiserver release the provider follows; the
+// generator takes it and the freshness test takes it again to compare.
 package snapshot
 
 import (
