@@ -28,7 +28,13 @@
 // framework would take without a diagnostic of its own; it leaves any
 // other to the framework, before calling the resource. The tests compare
 // both answers on generated requests of every resource type
-// (TestFastPlansAnswerAsTheFramework).
+// (TestFastPlansAnswerAsTheFramework), and TestAccProtocolBothWays
+// (internal/provider) runs Terraform on every resource type both ways.
+//
+// TF_ADMISSION_PROTOCOL=framework (ModeVariable, mode.go) serves every call
+// with the framework's own server instead; FrameworkVersion
+// (framework.go) is the framework version these answers were checked
+// against. DESIGN.md at the repository root says why and how to upgrade.
 package protocol
 
 import (
