@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/protocol"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
 )
 
@@ -21,11 +22,20 @@ func main() {
 
 	quietSDKLogs()
 	limitMemory()
+	// Read once: every server of this process serves in the same mode.
+	mode, err := protocol.ModeFromEnvironment()
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+	if mode != protocol.Fast {
+		// Terraform logs the provider's standard error at TF_LOG=debug.
+		log.Printf("[INFO] %s=%s: every call is served by terraform-plugin-framework's own server", protocol.ModeVariable, mode)
+	}
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	if err := tf6server.Serve("registry.terraform.io/seed-a73d233f/admission", provider.NewServer(version), opts...); err != nil {
+	if err := tf6server.Serve("registry.terraform.io/seed-a73d233f/admission", provider.NewServerMode(version, mode), opts...); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/provider"
@@ -108,11 +109,24 @@ func TerraformPath(t *testing.T) string {
 // stops it.
 func ServeProvider(t *testing.T, address string) (reattachProviders string, stop func()) {
 	t.Helper()
+	return serveProvider(t, address, provider.NewServer("test"))
+}
+
+// ServeProviderWith is ServeProvider with the server that newServer
+// makes (provider.NewServerMode, to choose the mode whatever
+// TF_ADMISSION_PROTOCOL says).
+func ServeProviderWith(t *testing.T, address string, newServer func() tfprotov6.ProviderServer) (reattachProviders string, stop func()) {
+	t.Helper()
+	return serveProvider(t, address, newServer)
+}
+
+func serveProvider(t *testing.T, address string, server func() tfprotov6.ProviderServer) (reattachProviders string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig)
 	closed := make(chan struct{})
 	go func() {
-		if err := tf6server.Serve(address, provider.NewServer("test"), tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
+		if err := tf6server.Serve(address, server, tf6server.WithDebug(ctx, reattach, closed), tf6server.WithLoggingSink(t)); err != nil {
 			t.Errorf("serve the provider: %v", err)
 		}
 	}()

@@ -21,6 +21,7 @@ import (
 // framework.
 func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	if resp := s.apply(ctx, req); resp != nil {
+		s.answered.applies.Add(1)
 		return resp, nil
 	}
 	return s.ProviderServer.ApplyResourceChange(ctx, req)

@@ -37,9 +37,9 @@ func objectType(t testing.TB, sch schema.Schema) tftypes.Object {
 
 func newServer(t testing.TB) *protocol.Server {
 	t.Helper()
-	srv, ok := provider.NewServer("test")().(*protocol.Server)
+	srv, ok := provider.NewServerMode("test", protocol.Fast)().(*protocol.Server)
 	if !ok {
-		t.Fatal("provider.NewServer does not serve through internal/protocol")
+		t.Fatal("provider.NewServerMode(protocol.Fast) does not serve through internal/protocol")
 	}
 	return srv
 }

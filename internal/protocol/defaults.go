@@ -5,7 +5,10 @@ import (
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -17,17 +20,17 @@ type defaultOf struct {
 }
 
 // staticDefaults are the defaults whose value does not depend on the
-// attribute's path, by package and type name: the framework's
-// StaticString, StaticInt64 and StaticBool. Their value is computed once.
-var staticDefaults = map[string]bool{
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault.staticStringDefault": true,
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default.staticInt64Default":   true,
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault.staticBoolDefault":     true,
+// attribute's path, known by the type of the value their constructor
+// returns: the framework's StaticString, StaticInt64 and StaticBool. Their
+// value is computed once.
+var staticDefaults = map[reflect.Type]bool{
+	reflect.TypeOf(stringdefault.StaticString("")): true,
+	reflect.TypeOf(int64default.StaticInt64(0)):    true,
+	reflect.TypeOf(booldefault.StaticBool(false)):  true,
 }
 
 func isStatic(d any) bool {
-	t := reflect.TypeOf(d)
-	return t != nil && staticDefaults[t.PkgPath()+"."+t.Name()]
+	return d != nil && staticDefaults[reflect.TypeOf(d)]
 }
 
 // value is the value the default sets at p, as

@@ -53,3 +53,21 @@ var (
 )
 
 var Equal = equal
+
+var (
+	KeepUnchanged = keepUnchanged
+	IsStatic      = isStatic
+)
+
+// UnchangedWhy is why the plans that change nothing leave a resource type
+// to the framework, "" where they answer.
+func (s *Server) UnchangedWhy(ctx context.Context, typeName string) string {
+	rt := s.resourceTypes(ctx)[typeName]
+	switch {
+	case rt == nil:
+		return "no such type"
+	case rt.unchanged == nil:
+		return rt.unchangedWhy
+	}
+	return ""
+}

@@ -29,9 +29,11 @@ import (
 // apply).
 func (s *Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if resp := s.planUnchanged(ctx, req); resp != nil {
+		s.answered.plans.Add(1)
 		return resp, nil
 	}
 	if resp := s.planChange(ctx, req); resp != nil {
+		s.answered.plans.Add(1)
 		return resp, nil
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)
@@ -49,7 +51,7 @@ var msgpackNull = []byte{0xc0}
 //     set it); the framework then marks nothing unknown (it does so only when
 //     the plan differs from the prior state), the plan modifiers of the
 //     schema leave a known value equal to the state's as it is (those that
-//     may run here are listed in keepsUnchanged), and the resources'
+//     may run here: keepUnchanged), and the resources'
 //     ModifyPlan returns at once for a plan equal to the prior state. The
 //     answer is the prior state, private state and identity as Terraform
 //     sent them, and no attribute that requires a replacement;

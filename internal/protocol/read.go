@@ -23,6 +23,7 @@ const importBeforeReadKey = ".import_before_read"
 // other read goes to the framework.
 func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if resp := s.read(ctx, req); resp != nil {
+		s.answered.reads.Add(1)
 		return resp, nil
 	}
 	return s.ProviderServer.ReadResource(ctx, req)

@@ -28,13 +28,20 @@
 // framework would take without a diagnostic of its own; it leaves any
 // other to the framework, before calling the resource. The tests compare
 // both answers on generated requests of every resource type
-// (TestFastPlansAnswerAsTheFramework).
+// (TestFastPlansAnswerAsTheFramework), and TestAccProtocolBothWays
+// (internal/provider) runs Terraform on every resource type both ways.
+//
+// TF_ADMISSION_PROTOCOL=framework (ModeVariable, mode.go) serves every call
+// with the framework's own server instead; FrameworkVersion
+// (framework.go) is the framework version these answers were checked
+// against. DESIGN.md at the repository root says why and how to upgrade.
 package protocol
 
 import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -79,6 +86,8 @@ type Server struct {
 	typesOnce sync.Once
 	types     map[string]*resourceType
 
+	answered answered
+
 	// The calls in progress, which StopProvider cancels, as the
 	// framework's server cancels its own (proto6server.registerContext).
 	cancelsMu sync.Mutex
@@ -87,6 +96,26 @@ type Server struct {
 }
 
 var _ tfprotov6.ListResourceServer = (*Server)(nil)
+
+// answered counts the calls this package answered itself.
+type answered struct {
+	validations, reads, plans, applies, upgrades atomic.Int64
+}
+
+// Answered is how many calls of each kind the server answered without the
+// framework's server since it started: the tests that compare it with the
+// framework check that it answered at all.
+type Answered struct {
+	Validations, Reads, Plans, Applies, Upgrades int64
+}
+
+// Answered is how many calls the server answered itself.
+func (s *Server) Answered() Answered {
+	return Answered{
+		Validations: s.answered.validations.Load(), Reads: s.answered.reads.Load(), Plans: s.answered.plans.Load(),
+		Applies: s.answered.applies.Load(), Upgrades: s.answered.upgrades.Load(),
+	}
+}
 
 // errNoListResources is the error of a list resource call when the
 // framework's server does not serve them.

@@ -4,12 +4,20 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int32planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -247,37 +255,50 @@ func defaultValue(ctx context.Context, p path.Path, a schema.Attribute) (tftypes
 	return out, err == nil
 }
 
-// keepsUnchanged lists the plan modifiers that leave a planned value as it
-// is when it is known and equal to the state's, by package and type name:
-// UseStateForUnknown and UseNonNullStateForUnknown replace only an unknown
-// value, RequiresReplace and RequiresReplaceIf (…planmodifier.
-// requiresReplaceIfModifier, which RequiresReplaceIfConfigured is too) ask
-// for nothing when plan and state agree, and ca_bundle's
-// (webhook.caBundlePlanModifier) acts only on an unknown value.
-var keepsUnchanged = map[string]bool{
-	"useStateForUnknownModifier": true,
-	"useNonNullStateForUnknown":  true,
-	"requiresReplaceIfModifier":  true,
+// KeepsUnchanged is a plan modifier of the provider's own that leaves a
+// planned value as it is when it is known and equal to the state's (the
+// webhook configurations' ca_bundle modifier acts only on an unknown
+// value). A plan that changes nothing is answered without the framework
+// only when every plan modifier of the schema is one of these or one of
+// frameworkKeepers.
+type KeepsUnchanged interface {
+	// KeepsUnchangedValue marks the modifier; it is never called.
+	KeepsUnchangedValue()
 }
 
-const frameworkModifiers = "github.com/hashicorp/terraform-plugin-framework/resource/schema/"
+// frameworkKeepers are the framework's plan modifiers that leave a planned
+// value as it is when it is known and equal to the state's, known by the
+// type of the value their constructor returns:
+// UseStateForUnknown and UseNonNullStateForUnknown replace only an unknown
+// value; RequiresReplace, RequiresReplaceIf and RequiresReplaceIfConfigured
+// (one type, whatever the function) ask for nothing when plan and state
+// agree ((requiresReplaceIfModifier).PlanModify… of each package). One set
+// per attribute type that modifiersKeepUnchanged reads.
+var frameworkKeepers = keepersOf(
+	stringplanmodifier.UseStateForUnknown(), stringplanmodifier.UseNonNullStateForUnknown(), stringplanmodifier.RequiresReplace(),
+	int64planmodifier.UseStateForUnknown(), int64planmodifier.UseNonNullStateForUnknown(), int64planmodifier.RequiresReplace(),
+	int32planmodifier.UseStateForUnknown(), int32planmodifier.UseNonNullStateForUnknown(), int32planmodifier.RequiresReplace(),
+	boolplanmodifier.UseStateForUnknown(), boolplanmodifier.UseNonNullStateForUnknown(), boolplanmodifier.RequiresReplace(),
+	float64planmodifier.UseStateForUnknown(), float64planmodifier.UseNonNullStateForUnknown(), float64planmodifier.RequiresReplace(),
+	listplanmodifier.UseStateForUnknown(), listplanmodifier.UseNonNullStateForUnknown(), listplanmodifier.RequiresReplace(),
+	mapplanmodifier.UseStateForUnknown(), mapplanmodifier.UseNonNullStateForUnknown(), mapplanmodifier.RequiresReplace(),
+	setplanmodifier.UseStateForUnknown(), setplanmodifier.UseNonNullStateForUnknown(), setplanmodifier.RequiresReplace(),
+	objectplanmodifier.UseStateForUnknown(), objectplanmodifier.UseNonNullStateForUnknown(), objectplanmodifier.RequiresReplace(),
+)
+
+func keepersOf(modifiers ...any) map[reflect.Type]bool {
+	out := make(map[reflect.Type]bool, len(modifiers))
+	for _, m := range modifiers {
+		out[reflect.TypeOf(m)] = true
+	}
+	return out
+}
 
 func keepUnchanged(m any) bool {
-	t := reflect.TypeOf(m)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	if _, ok := m.(KeepsUnchanged); ok {
+		return true
 	}
-	if t == nil {
-		return false
-	}
-	pkg := t.PkgPath()
-	switch {
-	case strings.HasPrefix(pkg, frameworkModifiers) && strings.HasSuffix(pkg, "planmodifier"):
-		return keepsUnchanged[t.Name()]
-	case pkg == "github.com/seed-a73d233f/terraform-provider-admission/internal/webhook":
-		return t.Name() == "caBundlePlanModifier"
-	}
-	return false
+	return m != nil && frameworkKeepers[reflect.TypeOf(m)]
 }
 
 func allKeepUnchanged[M any](ms []M) bool {
@@ -290,7 +311,7 @@ func allKeepUnchanged[M any](ms []M) bool {
 }
 
 // modifiersKeepUnchanged reports whether every plan modifier of the
-// attribute is one of keepsUnchanged.
+// attribute keeps an unchanged value (keepUnchanged).
 func modifiersKeepUnchanged(a schema.Attribute) bool {
 	switch a := a.(type) {
 	case schema.StringAttribute:

@@ -28,6 +28,7 @@ import (
 // the errors.
 func (s *Server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	if resp := s.upgrade(ctx, req); resp != nil {
+		s.answered.upgrades.Add(1)
 		return resp, nil
 	}
 	return s.ProviderServer.UpgradeResourceState(ctx, req)

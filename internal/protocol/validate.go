@@ -23,6 +23,7 @@ import (
 // Every other validation goes to the framework.
 func (s *Server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if resp := s.validate(ctx, req); resp != nil {
+		s.answered.validations.Add(1)
 		return resp, nil
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/protocol"
 )
 
 // A webhook's caBundle that the configuration leaves out belongs to whoever
@@ -109,6 +110,12 @@ func managedCABundles[H hook](cfg *objectModel[H]) (string, any) {
 // Terraform set before and no longer sets is planned as unknown, since the
 // apply removes it.
 type caBundlePlanModifier struct{}
+
+// It acts only on an unknown planned value: a plan that changes nothing
+// may be answered without the framework's walks.
+var _ protocol.KeepsUnchanged = caBundlePlanModifier{}
+
+func (caBundlePlanModifier) KeepsUnchangedValue() {}
 
 func (caBundlePlanModifier) Description(context.Context) string {
 	return "Keeps a ca_bundle injected by another controller; plans one Terraform stops setting as unknown."
