@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -82,14 +83,19 @@ func plannedPolicy[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name
 // knownAfterApply is the one line of an impact that depends on what is not known yet.
 func knownAfterApply(subject, what string) warning.Warning {
 	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryKnownLater,
-		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is known after apply, since %s is not known yet.", subject, what)}
+		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is known after apply, since %s is not known yet.", bare(subject), what)}
 }
 
 // incomplete is the line of an impact that could not start.
 func incomplete(subject, what string, err error) warning.Warning {
 	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryIncomplete,
-		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", subject, what, err)}
+		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", bare(subject), what, err)}
 }
+
+// bare is a subject without the comma that closes it in the impact's sentences (`Binding "b" of
+// ValidatingAdmissionPolicy "p", as planned, would deny ...`), for a sentence that goes on
+// after a colon.
+func bare(subject string) string { return strings.TrimSuffix(subject, ",") }
 
 // startPolicyImpact records the planned policy p of the kind for the bindings planned after it
 // (nil when its spec is not known yet) and gives the cluster its impact is read from, with the
