@@ -1,0 +1,136 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
+)
+
+// Warnings are given where something can hurt, and only there: these plans hold what the
+// server accepts and applies.
+
+// Kyverno's samples build labels as an Object of the labels' type, a map-typed field
+// (`Object.metadata.labels{foo: "bar"}`); kube-apiserver turns it into the map of its fields
+// and sets the label. The plan of that policy draws no type-check warning, and the server
+// applies it: a Deployment written with a server dry run gets the label.
+func TestAccMutatingLabelsBuiltAsObject(t *testing.T) {
+	name := randomName()
+	ns := "labels-object-" + fmt.Sprint(time.Now().UnixNano()%100000)
+	const expression = `Object{metadata: Object.metadata{labels: Object.metadata.labels{foo: "bar"}}}`
+	cfg := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "admission_mutating_admission_policy" "labels" {
+  metadata {
+    name = %[1]q
+  }
+  spec {
+    reinvocation_policy = "Never"
+    match_constraints {
+      resource_rules {
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        operations   = ["CREATE"]
+        resources    = ["deployments"]
+      }
+    }
+    mutations {
+      patch_type = "ApplyConfiguration"
+      apply_configuration {
+        expression = %[3]q
+      }
+    }
+  }
+}
+
+resource "admission_mutating_admission_policy_binding" "labels" {
+  metadata {
+    name = %[1]q
+  }
+  spec {
+    policy_name = %[1]q
+    match_resources {
+      namespace_selector {
+        match_labels = { "kubernetes.io/metadata.name" = %[2]q }
+      }
+    }
+  }
+}
+`, name, ns, expression)
+	diags, ok := acctest.Plan(t, cfg)
+	if !ok {
+		t.Fatalf("plan failed:%s", describe(diags))
+	}
+	if got := find(diags, "Expression does not type-check"); len(got) != 0 {
+		t.Errorf("the server applies the mutation, yet the plan warns:%s", describe(got))
+	}
+
+	// The same policy at the server.
+	ctx := context.Background()
+	cs := clientset(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	api := cs.AdmissionregistrationV1()
+	p := &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				},
+			}}},
+			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+			Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: expression}}},
+		},
+	}
+	if _, err := api.MutatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name,
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}},
+	}
+	if _, err := api.MutatingAdmissionPolicyBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = api.MutatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = api.MutatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	})
+	replicas := int32(1)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+	var labels map[string]string
+	// The server picks policies up asynchronously.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		got, err := cs.AppsV1().Deployments(ns).Create(ctx, d.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			t.Fatalf("dry-run create of a Deployment: %v", err)
+		}
+		if labels = got.Labels; labels["foo"] == "bar" {
+			return
+		}
+	}
+	t.Fatalf("the server did not apply the mutation: labels %v", labels)
+}
