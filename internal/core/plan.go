@@ -103,7 +103,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	name := k.Meta(exp.Object).Name
 	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
-	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	k.report.DryRunResult(ctx, &resp.Diagnostics, r.C, name, err)
 	switch {
 	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of

@@ -86,10 +86,17 @@ func knownAfterApply(subject, what string) warning.Warning {
 		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is known after apply, since %s is not known yet.", bare(subject), what)}
 }
 
-// incomplete is the line of an impact that could not start.
-func incomplete(subject, what string, err error) warning.Warning {
-	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryIncomplete,
-		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", bare(subject), what, err)}
+// incomplete is the line of an impact that could not start; a cluster that cannot be reached
+// is said once for the whole plan instead (core.Unreachable), by whichever check meets it first.
+func incomplete(env core.PlanEnv, subject, what string, err error) []warning.Warning {
+	if w, first, ok := core.Unreachable(env.Client, err); ok {
+		if first {
+			return []warning.Warning{w}
+		}
+		return nil
+	}
+	return []warning.Warning{{Kind: warning.Impact, Summary: impact.SummaryIncomplete,
+		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", bare(subject), what, err)}}
 }
 
 // bare is a subject without the comma that closes it in the impact's sentences (`Binding "b" of
@@ -130,7 +137,7 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 	ctx = impactContext(ctx)
 	bindings, err := c.ValidatingBindings(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the bindings of the cluster", err)}
+		return incomplete(env, subject, "the bindings of the cluster", err)
 	}
 	if len(bindings) == 0 {
 		tflog.Debug(ctx, "no binding in the cluster applies the policy; its bindings' plans report its impact", map[string]any{"policy": p.Name})
@@ -138,7 +145,7 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 	}
 	live, err := c.ValidatingPolicy(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the policy in the cluster", err)}
+		return incomplete(env, subject, "the policy in the cluster", err)
 	}
 	var out []warning.Warning
 	for i := range bindings {
@@ -186,7 +193,7 @@ func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatin
 	ctx = impactContext(ctx)
 	live, err := c.ValidatingPolicy(ctx, b.Spec.PolicyName)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "its policy", err)}
+		return incomplete(env, subject, "its policy", err)
 	}
 	policy := live
 	if planned, ok := plannedPolicy[validatingPolicy](&plannedValidating, env, b.Spec.PolicyName); ok {
@@ -220,7 +227,7 @@ func mutatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *mutatingPoli
 	ctx = impactContext(ctx)
 	bindings, err := c.MutatingBindings(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the bindings of the cluster", err)}
+		return incomplete(env, subject, "the bindings of the cluster", err)
 	}
 	var out []warning.Warning
 	for i := range bindings {
@@ -249,7 +256,7 @@ func mutatingBindingImpact(ctx context.Context, env core.PlanEnv, b *mutatingBin
 	ctx = impactContext(ctx)
 	policy, err := c.MutatingPolicy(ctx, b.Spec.PolicyName)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "its policy", err)}
+		return incomplete(env, subject, "its policy", err)
 	}
 	if planned, ok := plannedPolicy[mutatingPolicy](&plannedMutating, env, b.Spec.PolicyName); ok {
 		if planned == nil {

@@ -3,6 +3,8 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +135,156 @@ resource "admission_mutating_admission_policy_binding" "labels" {
 		}
 	}
 	t.Fatalf("the server did not apply the mutation: labels %v", labels)
+}
+
+// unreachableProvider is a provider block whose API server refuses connections: a loopback
+// port nothing listens at, with the test cluster's credentials.
+func unreachableProvider(t *testing.T) string {
+	t.Helper()
+	cp := acctest.Cluster(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	_ = l.Close() // nothing listens there now: connections are refused
+	return fmt.Sprintf("provider \"admission\" {\n  host = \"https://%s\"\n  token = %q\n  cluster_ca_certificate = %q\n}\n", dead, cp.AdminToken, string(cp.CAPEM))
+}
+
+// manyResources is a configuration of n of each: validating policies and their bindings (by
+// literal name), mutating policies and their bindings, and webhook configurations of both
+// kinds.
+func manyResources(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `
+resource "admission_validating_admission_policy" "p%[1]d" {
+  metadata {
+    name = "unreachable-%[1]d.example.com"
+  }
+  spec {
+    match_constraints {
+      resource_rules {
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        operations   = ["CREATE", "UPDATE"]
+        resources    = ["deployments"]
+      }
+    }
+    validations {
+      expression = "object.spec.replicas <= %[1]d"
+    }
+  }
+}
+
+resource "admission_validating_admission_policy_binding" "p%[1]d" {
+  metadata {
+    name = "unreachable-%[1]d.example.com"
+  }
+  spec {
+    policy_name        = "unreachable-%[1]d.example.com"
+    validation_actions = ["Warn"]
+  }
+}
+
+resource "admission_mutating_admission_policy" "m%[1]d" {
+  metadata {
+    name = "unreachable-%[1]d.example.com"
+  }
+  spec {
+    reinvocation_policy = "Never"
+    match_constraints {
+      resource_rules {
+        api_groups   = [""]
+        api_versions = ["v1"]
+        operations   = ["CREATE"]
+        resources    = ["configmaps"]
+      }
+    }
+    mutations {
+      patch_type = "ApplyConfiguration"
+      apply_configuration {
+        expression = "Object{metadata: Object.metadata{labels: {'n': '%[1]d'}}}"
+      }
+    }
+  }
+}
+
+resource "admission_mutating_admission_policy_binding" "m%[1]d" {
+  metadata {
+    name = "unreachable-%[1]d.example.com"
+  }
+  spec {
+    policy_name = "unreachable-%[1]d.example.com"
+    match_resources {
+      namespace_selector {
+        match_labels = { "team" = "t%[1]d" }
+      }
+    }
+  }
+}
+
+resource "admission_validating_webhook_configuration" "w%[1]d" {
+  metadata {
+    name = "unreachable-%[1]d.example.com"
+  }
+  webhook {
+    name                      = "check.unreachable-%[1]d.example.com"
+    admission_review_versions = ["v1"]
+    side_effects              = "None"
+    failure_policy            = "Ignore"
+    client_config {
+      service {
+        namespace = "default"
+        name      = "check-%[1]d"
+      }
+    }
+    rule {
+      api_groups   = ["example.com"]
+      api_versions = ["v1"]
+      operations   = ["CREATE"]
+      resources    = ["widgets"]
+    }
+  }
+}
+`, i)
+	}
+	return b.String()
+}
+
+// A plan whose cluster refuses connections says so once, whatever the number of resources:
+// the connection, the error, and what was and was not checked offline; no resource repeats
+// it, and no impact line stands for it. A plan of one resource says it too.
+func TestAccUnreachableClusterOneWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  string
+		n    int
+	}{
+		{"25 resources", manyResources(5), 25},
+		{"one policy", manyResources(1)[:strings.Index(manyResources(1), "\nresource \"admission_validating_admission_policy_binding\"")], 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			diags, ok := acctest.Plan(t, unreachableProvider(t)+tc.cfg)
+			if !ok {
+				t.Fatalf("plan failed:%s", describe(diags))
+			}
+			if n := strings.Count(tc.cfg, "\nresource "); n != tc.n {
+				t.Fatalf("the configuration has %d resources, want %d", n, tc.n)
+			}
+			said := find(diags, "Plan checked without the cluster")
+			if len(said) != 1 {
+				t.Fatalf("want one warning for the plan, got %d:%s", len(said), describe(diags))
+			}
+			for _, want := range []string{"connection refused", "https://127.0.0.1:", "Checked offline:", "Not checked:", "once for the whole plan"} {
+				if !strings.Contains(said[0].Detail, want) {
+					t.Errorf("the warning does not say %q: %s", want, said[0].Detail)
+				}
+			}
+			if got := find(diags, "Policy impact incomplete"); len(got) != 0 {
+				t.Errorf("%d impact lines repeat the refused connection:%s", len(got), describe(got))
+			}
+			t.Logf("%d resources, %d diagnostics:%s", tc.n, len(diags), describe(diags))
+		})
+	}
 }
