@@ -80,6 +80,19 @@ func plannedPolicy[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name
 	return p, true
 }
 
+// recordPlanned records the planned policy p of the kind, named name, for the bindings planned
+// in the same run (nil when its spec is not known yet): first thing in the policy's advice, so
+// that a binding waiting for it (awaitPlanned) waits as little as can be.
+func recordPlanned[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name string, p *P) {
+	if env.Client == nil {
+		return
+	}
+	if env.UnknownUnder("spec") {
+		p = nil
+	}
+	plannedOf(per, env).Store(name, p)
+}
+
 // knownAfterApply is the one line of an impact that depends on what is not known yet.
 func knownAfterApply(subject, what string) warning.Warning {
 	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryKnownLater,
@@ -113,10 +126,7 @@ func startPolicyImpact[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, 
 		return nil, "", nil
 	}
 	unknown := env.UnknownUnder("spec")
-	if unknown {
-		p = nil
-	}
-	plannedOf(per, env).Store(name, p)
+	recordPlanned(per, env, name, p)
 	if c = impactCluster(env); c == nil {
 		return nil, "", nil
 	}
