@@ -288,3 +288,76 @@ func TestAccUnreachableClusterOneWarning(t *testing.T) {
 		})
 	}
 }
+
+// Bindings planned in the same run as their policies, named by literal string, draw no "does
+// not exist", however Terraform orders the plans: 30 pairs, more than Terraform plans at once
+// (-parallelism 10), bindings written first. A binding whose policy is nowhere still does.
+func TestAccBindingsPlannedWithTheirPolicies(t *testing.T) {
+	const pairs = 30
+	var b strings.Builder
+	for i := range pairs {
+		fmt.Fprintf(&b, `
+resource "admission_validating_admission_policy_binding" "b%[1]d" {
+  metadata {
+    name = "same-run-%[1]d.example.com"
+  }
+  spec {
+    policy_name        = "same-run-%[1]d.example.com"
+    validation_actions = ["Warn"]
+  }
+}
+`, i)
+	}
+	for i := range pairs {
+		fmt.Fprintf(&b, `
+resource "admission_validating_admission_policy" "p%[1]d" {
+  metadata {
+    name = "same-run-%[1]d.example.com"
+  }
+  spec {
+    match_constraints {
+      resource_rules {
+        api_groups   = ["apps"]
+        api_versions = ["v1"]
+        operations   = ["CREATE", "UPDATE"]
+        resources    = ["deployments"]
+      }
+    }
+    validations {
+      expression = "object.spec.replicas <= %[1]d"
+    }
+  }
+}
+`, i)
+	}
+	b.WriteString(`
+resource "admission_validating_admission_policy_binding" "nowhere" {
+  metadata {
+    name = "same-run-nowhere.example.com"
+  }
+  spec {
+    policy_name        = "same-run-no-such-policy.example.com"
+    validation_actions = ["Warn"]
+  }
+}
+`)
+	diags, ok := acctest.Plan(t, acctest.ProviderBlock(t)+b.String())
+	if !ok {
+		t.Fatalf("plan failed:%s", describe(diags))
+	}
+	got := find(diags, "Binding to a policy that does not exist")
+	if len(got) != 1 || got[0].Address != "admission_validating_admission_policy_binding.nowhere" ||
+		!strings.Contains(got[0].Detail, `"same-run-no-such-policy.example.com"`) {
+		t.Fatalf("want one warning, on the binding whose policy is nowhere, got %d:%s", len(got), describe(got))
+	}
+	// Each binding was judged with its policy as planned: its impact names the policy.
+	judged := 0
+	for _, d := range diags {
+		if strings.Contains(d.Detail, `of ValidatingAdmissionPolicy "same-run-`) {
+			judged++
+		}
+	}
+	if judged < pairs {
+		t.Errorf("%d of %d bindings were judged with their planned policy:%s", judged, pairs, describe(diags))
+	}
+}
