@@ -120,7 +120,7 @@ func TestLockoutRealPolicies(t *testing.T) {
 	}
 	for _, f := range files {
 		policy, binding := readPolicy(t, f)
-		if ws := PolicyLockout(policy, binding); len(ws) != 0 {
+		if ws := PolicyLockout(policy, binding, typecheck.New(nil).ValidatingPolicy(policy)); len(ws) != 0 {
 			t.Errorf("%s: %v", filepath.Base(f), ws)
 		}
 	}
@@ -128,8 +128,8 @@ func TestLockoutRealPolicies(t *testing.T) {
 	// nodes only): without it, it would catch the kubelets' own.
 	policy, binding := readPolicy(t, "testdata/real/policies/kubevirt-node-restriction.yaml")
 	policy.Spec.MatchConditions = nil
-	ws := PolicyLockout(policy, binding)
-	if len(ws) != 1 || ws[0].Summary != SummaryPolicyFailClosedNodes || !strings.Contains(ws[0].Message, "UPDATE nodes and nodes/status") {
+	ws := PolicyLockout(policy, binding, nil)
+	if len(ws) != 1 || ws[0].Summary != SummaryPolicyFailClosedNodes || !strings.Contains(ws[0].Message, "UPDATE nodes (by kubelets)") || strings.Contains(ws[0].Message, "nodes/status") {
 		t.Errorf("without its match condition: %v", ws)
 	}
 }

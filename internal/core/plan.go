@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +15,22 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 )
+
+// lastPlanStart is when a plan of a resource last started in this provider process (Unix
+// nanoseconds): how a check that waits for another resource's plan (a binding for its policy,
+// planned in the same run) tells that Terraform is still planning.
+var lastPlanStart atomic.Int64
+
+func planStarted() { lastPlanStart.Store(time.Now().UnixNano()) }
+
+// LastPlanStart is when a plan of a resource last started in this provider process; the zero
+// time before any.
+func LastPlanStart() time.Time {
+	if n := lastPlanStart.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
 
 // PlanCheckTimeout bounds the checks that ModifyPlan makes against the
 // cluster (the server's version, advice that reads the cluster, the dry
@@ -37,6 +54,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return // destroy
 	}
+	planStarted()
 	create := req.State.Raw.IsNull()
 	if !create && req.Plan.Raw.Equal(req.State.Raw) {
 		return
@@ -103,7 +121,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	name := k.Meta(exp.Object).Name
 	dryRun, err := k.apply(checkCtx, r.C, exp.Object, true, &resp.Diagnostics)
-	k.report.DryRunResult(ctx, &resp.Diagnostics, name, err)
+	k.report.DryRunResult(ctx, &resp.Diagnostics, r.C, name, err)
 	switch {
 	case create && err == nil && k.Meta(dryRun).ResourceVersion == "":
 		// The server created the object in the dry run: there is none of

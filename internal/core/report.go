@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
@@ -176,15 +177,23 @@ func Explain(err error, resource string) string {
 // (the apply would fail the same way), and otherwise a warning that the plan
 // was checked offline only, since a failure that says nothing about the
 // object (unreachable, unauthorized, forbidden, not served, throttled) must
-// not stop the plan: the apply will tell.
-func (r Reporter) DryRunResult(ctx context.Context, diags *diag.Diagnostics, name string, err error) {
+// not stop the plan: the apply will tell. A cluster that cannot be reached is said once for
+// the whole plan (Unreachable), on whichever resource meets it first.
+func (r Reporter) DryRunResult(ctx context.Context, diags *diag.Diagnostics, c *kube.Client, name string, err error) {
 	switch {
 	case err == nil, errors.Is(err, ErrConflictReported):
 	case IsVerdict(err):
 		r.APIError(diags, "apply", name, err)
 	default:
+		if w, first, ok := Unreachable(c, err); ok {
+			tflog.Warn(ctx, "dry run at plan failed: the cluster cannot be reached; going on without it", map[string]any{"name": name, "error": err.Error()})
+			if first {
+				diags.AddWarning(w.Summary, w.Message)
+			}
+			return
+		}
 		tflog.Warn(ctx, "dry run at plan failed; going on without it", map[string]any{"name": name, "error": err.Error()})
-		diags.AddWarning("Plan checked without the cluster",
+		diags.AddWarning(SummaryUnreachable,
 			fmt.Sprintf("The planned %s %q was checked offline only: the dry run on the API server failed, so what only the server "+
 				"can tell will show at apply. Set dry_run_on_plan = false in the provider to plan without it.\n\n%s",
 				r.Kind, name, Explain(err, r.Resource)))

@@ -363,3 +363,24 @@ func TestValidatingSeesTheWriteAsTheMutatingPoliciesLeaveIt(t *testing.T) {
 			res, refs(res.Denied), res.CannotTell.First)
 	}
 }
+
+// A subject that closes with a comma before its verb (`..., as planned,`) drops it before a
+// colon: `Binding "b" of ValidatingAdmissionPolicy "p", as planned: ...`.
+func TestIncompleteSubjectBeforeColon(t *testing.T) {
+	c := fakeCluster(t, deployment("prod", "a", 5, nil), deployment("prod", "b", 5, nil), deployment("prod", "c", 5, nil), deployment("prod", "d", 5, nil))
+	res := c.Validating(context.Background(), maxReplicasPolicy(3, admissionregistrationv1.Deny), nil, Options{})
+	subject := `Binding "b" of ValidatingAdmissionPolicy "p", as planned,`
+	var said bool
+	for _, w := range res.Warnings(Report{Subject: subject, Bounds: c.Bounds, MaxObjectsSetting: "impact_max_objects"}) {
+		if w.Summary != SummaryIncomplete {
+			continue
+		}
+		said = true
+		if strings.Contains(w.Message, ",:") || !strings.HasPrefix(w.Message, `Binding "b" of ValidatingAdmissionPolicy "p", as planned: `) {
+			t.Errorf("the subject reads badly: %q", w.Message)
+		}
+	}
+	if !said {
+		t.Fatalf("no incomplete line: %v", res.Warnings(Report{Subject: subject}))
+	}
+}

@@ -100,7 +100,7 @@ func (res *Result) Warnings(rep Report) []warning.Warning {
 		add(SummaryFlips, b.String(), false)
 	}
 	if gaps := res.gaps(rep); gaps != "" {
-		add(SummaryIncomplete, rep.Subject+": "+gaps, rep.Gate && denies)
+		add(SummaryIncomplete, strings.TrimSuffix(rep.Subject, ",")+": "+gaps, rep.Gate && denies)
 	}
 	return out
 }
@@ -124,7 +124,7 @@ func (res *Result) MutatingWarnings(rep Report) []warning.Warning {
 		add(SummaryNoChange, res.none(rep.Subject, "change"))
 	}
 	if gaps := res.gaps(rep); gaps != "" {
-		add(SummaryIncomplete, rep.Subject+": "+gaps)
+		add(SummaryIncomplete, strings.TrimSuffix(rep.Subject, ",")+": "+gaps)
 	}
 	return out
 }

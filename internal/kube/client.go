@@ -94,5 +94,13 @@ func NotReady(reason error) *Client { return &Client{notReady: reason} }
 // Ready reports whether the client can make requests, and if not, why.
 func (c *Client) Ready() error { return c.notReady }
 
+// Host is the API server's address, as configured; "" when there is no connection.
+func (c *Client) Host() string {
+	if c == nil || c.rest == nil {
+		return ""
+	}
+	return c.rest.Host
+}
+
 // ErrNotReady is wrapped by the reason of a client that cannot be used yet.
 var ErrNotReady = errors.New("the provider configuration is not known yet")

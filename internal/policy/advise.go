@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -66,6 +67,45 @@ func typeCheckMutating(env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 		"compiles it, against the schema of each kind the policy matches; the server does not type-check mutating policies itself.")...)
 }
 
+// A binding whose policy is not in the cluster waits a bounded moment for a policy of that
+// name planned in the same run: Terraform plans resources concurrently (-parallelism, 10 by
+// default), so with a literal policy_name the binding may plan before or after its policy. It
+// waits while Terraform is still planning (a plan of some resource started within
+// plannedIdle), at most plannedMaxWait; each of the provider's plans records the policies it
+// plans (plannedOf) as it begins its advice.
+const (
+	plannedIdle    = 2 * time.Second
+	plannedMaxWait = 10 * time.Second
+	plannedPoll    = 20 * time.Millisecond
+)
+
+// awaitPlanned is plannedPolicy once the policy named name is planned in this run, or not
+// planned (false) when the provider's plans have gone quiet for plannedIdle, plannedMaxWait
+// has passed, or ctx is done.
+func awaitPlanned[P any](ctx context.Context, per *core.PerClient[*sync.Map], env core.PlanEnv, name string) (*P, bool) {
+	start := time.Now()
+	tick := time.NewTicker(plannedPoll)
+	defer tick.Stop()
+	for {
+		if p, ok := plannedPolicy[P](per, env, name); ok {
+			tflog.Debug(ctx, "the bound policy is planned in this run", map[string]any{"policy": name, "waited": time.Since(start).String()})
+			return p, true
+		}
+		last := core.LastPlanStart()
+		if last.Before(start) {
+			last = start
+		}
+		if time.Since(last) > plannedIdle || time.Since(start) > plannedMaxWait {
+			return nil, false
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false
+		case <-tick.C:
+		}
+	}
+}
+
 // Summaries of the advice at plan.
 const (
 	summaryNoPolicy     = "Binding to a policy that does not exist"
@@ -89,7 +129,13 @@ func adviseBinding[M core.Model, P any](ctx context.Context, env core.PlanEnv, p
 		return nil
 	}
 	p, err := policies.API.Objects(env.Client).Get(ctx, policyName)
-	if pp, ok := plannedPolicy[P](planned, env, policyName); ok {
+	pp, ok := plannedPolicy[P](planned, env, policyName)
+	if !ok && err == nil && p == nil {
+		// Not in the cluster: the policy may be planned in this run, before or after the
+		// binding (a literal policy_name orders nothing).
+		pp, ok = awaitPlanned[P](ctx, planned, env, policyName)
+	}
+	if ok {
 		if pp == nil {
 			return nil // planned with a spec not known yet
 		}
@@ -105,9 +151,9 @@ func adviseBinding[M core.Model, P any](ctx context.Context, env core.PlanEnv, p
 			Path:    field.NewPath("spec", "policyName"),
 			Kind:    warning.Reference,
 			Summary: summaryNoPolicy,
-			Message: fmt.Sprintf("There is no %s named %q in the cluster, so this binding does nothing until one is created. "+
-				"If the policy is created in the same apply, set policy_name to that resource's id (admission_%s.<name>.id): "+
-				"Terraform then creates the policy first, and this check waits for it.", kindName, policyName, policies.TypeName),
+			Message: fmt.Sprintf("There is no %s named %q in the cluster, and none of that name is planned in this run, "+
+				"so this binding does nothing until one is created. Check the name; a policy managed elsewhere (another configuration, "+
+				"a chart) must be created there.", kindName, policyName),
 		}}
 	}
 	// What the binding and its policy together intercept of what keeps the cluster alive

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -72,17 +73,42 @@ func plannedPolicy[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name
 	return p, true
 }
 
+// recordPlanned records the planned policy p of the kind, named name, for the bindings planned
+// in the same run (nil when its spec is not known yet): first thing in the policy's advice, so
+// that a binding waiting for it (awaitPlanned) waits as little as can be.
+func recordPlanned[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, name string, p *P) {
+	if env.Client == nil {
+		return
+	}
+	if env.UnknownUnder("spec") {
+		p = nil
+	}
+	plannedOf(per, env).Store(name, p)
+}
+
 // knownAfterApply is the one line of an impact that depends on what is not known yet.
 func knownAfterApply(subject, what string) warning.Warning {
 	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryKnownLater,
-		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is known after apply, since %s is not known yet.", subject, what)}
+		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is known after apply, since %s is not known yet.", bare(subject), what)}
 }
 
-// incomplete is the line of an impact that could not start.
-func incomplete(subject, what string, err error) warning.Warning {
-	return warning.Warning{Kind: warning.Impact, Summary: impact.SummaryIncomplete,
-		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", subject, what, err)}
+// incomplete is the line of an impact that could not start; a cluster that cannot be reached
+// is said once for the whole plan instead (core.Unreachable), by whichever check meets it first.
+func incomplete(env core.PlanEnv, subject, what string, err error) []warning.Warning {
+	if w, first, ok := core.Unreachable(env.Client, err); ok {
+		if first {
+			return []warning.Warning{w}
+		}
+		return nil
+	}
+	return []warning.Warning{{Kind: warning.Impact, Summary: impact.SummaryIncomplete,
+		Message: fmt.Sprintf("%s: its impact on the objects the cluster runs is not known: %s could not be read: %v.", bare(subject), what, err)}}
 }
+
+// bare is a subject without the comma that closes it in the impact's sentences (`Binding "b" of
+// ValidatingAdmissionPolicy "p", as planned, would deny ...`), for a sentence that goes on
+// after a colon.
+func bare(subject string) string { return strings.TrimSuffix(subject, ",") }
 
 // startPolicyImpact records the planned policy p of the kind for the bindings planned after it
 // (nil when its spec is not known yet) and gives the cluster its impact is read from, with the
@@ -93,10 +119,7 @@ func startPolicyImpact[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, 
 		return nil, "", nil
 	}
 	unknown := env.UnknownUnder("spec")
-	if unknown {
-		p = nil
-	}
-	plannedOf(per, env).Store(name, p)
+	recordPlanned(per, env, name, p)
 	if c = impactCluster(env); c == nil {
 		return nil, "", nil
 	}
@@ -117,7 +140,7 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 	ctx = impactContext(ctx)
 	bindings, err := c.ValidatingBindings(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the bindings of the cluster", err)}
+		return incomplete(env, subject, "the bindings of the cluster", err)
 	}
 	if len(bindings) == 0 {
 		tflog.Debug(ctx, "no binding in the cluster applies the policy; its bindings' plans report its impact", map[string]any{"policy": p.Name})
@@ -125,7 +148,7 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 	}
 	live, err := c.ValidatingPolicy(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the policy in the cluster", err)}
+		return incomplete(env, subject, "the policy in the cluster", err)
 	}
 	var out []warning.Warning
 	for i := range bindings {
@@ -173,7 +196,7 @@ func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatin
 	ctx = impactContext(ctx)
 	live, err := c.ValidatingPolicy(ctx, b.Spec.PolicyName)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "its policy", err)}
+		return incomplete(env, subject, "its policy", err)
 	}
 	policy := live
 	if planned, ok := plannedPolicy[validatingPolicy](&plannedValidating, env, b.Spec.PolicyName); ok {
@@ -207,7 +230,7 @@ func mutatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *mutatingPoli
 	ctx = impactContext(ctx)
 	bindings, err := c.MutatingBindings(ctx, p.Name)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "the bindings of the cluster", err)}
+		return incomplete(env, subject, "the bindings of the cluster", err)
 	}
 	var out []warning.Warning
 	for i := range bindings {
@@ -236,7 +259,7 @@ func mutatingBindingImpact(ctx context.Context, env core.PlanEnv, b *mutatingBin
 	ctx = impactContext(ctx)
 	policy, err := c.MutatingPolicy(ctx, b.Spec.PolicyName)
 	if err != nil {
-		return []warning.Warning{incomplete(subject, "its policy", err)}
+		return incomplete(env, subject, "its policy", err)
 	}
 	if planned, ok := plannedPolicy[mutatingPolicy](&plannedMutating, env, b.Spec.PolicyName); ok {
 		if planned == nil {

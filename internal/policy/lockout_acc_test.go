@@ -57,12 +57,37 @@ resource "admission_validating_admission_policy_binding" "b" {
 }
 `, name, actions, extra)
 	}
-	t.Run("Deny, every namespace", func(t *testing.T) {
+	t.Run("Deny, every namespace, nothing that can fail there", func(t *testing.T) {
+		// Unlike a webhook's backend, the policy cannot be down: its expression reads what
+		// every pod has, and it takes no params.
 		diags, ok := acctest.Plan(t, cfg(`["Deny"]`, ""))
 		if !ok {
 			t.Fatalf("plan failed:%s", describe(diags))
 		}
+		if got := find(diags, advice.SummaryPolicyFailClosedSystem); len(got) != 0 {
+			t.Errorf("warned without evidence that the policy can fail in kube-system:%s", describe(got))
+		}
+	})
+	t.Run("Deny, every namespace, an expression that fails on pods", func(t *testing.T) {
+		failing := p.DeepCopy()
+		failing.Name = name + "-failing"
+		failing.Spec.Validations[0].Expression = "object.spec.replicas <= 3" // pods have no spec.replicas
+		if _, err := clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, failing, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create policy: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = clientset(t).AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, failing.Name, metav1.DeleteOptions{})
+		})
+		diags, ok := acctest.Plan(t, strings.Replace(cfg(`["Deny"]`, ""), fmt.Sprintf("%q", name), fmt.Sprintf("%q", failing.Name), 1))
+		if !ok {
+			t.Fatalf("plan failed:%s", describe(diags))
+		}
 		expectOn(t, diags, "warning", advice.SummaryPolicyFailClosedSystem, "validation_actions", "CREATE pods in kube-system")
+		for _, d := range find(diags, advice.SummaryPolicyFailClosedSystem) {
+			if !strings.Contains(d.Detail, "spec.validations[0].expression does not type-check on Pod") {
+				t.Errorf("the warning does not say what fails there:%s", describe(diags))
+			}
+		}
 	})
 	t.Run("Deny, kube-system left out", func(t *testing.T) {
 		diags, ok := acctest.Plan(t, cfg(`["Deny"]`, `

@@ -79,7 +79,9 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,
 					FailurePolicy: p.Spec.FailurePolicy, Constraints: p.Spec.MatchConstraints}
 			},
-			func(p *validatingPolicy) []warning.Warning { return advice.PolicyLockout(p, b) }),
+			func(p *validatingPolicy) []warning.Warning {
+				return advice.PolicyLockout(p, b, checker(env).ValidatingPolicy(p))
+			}),
 			validatingBindingImpact(ctx, env, b, gateOf(env))...)
 	},
 }, map[string]schema.Attribute{"fail_on_existing_denials": schema.BoolAttribute{

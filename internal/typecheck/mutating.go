@@ -3,9 +3,11 @@ package typecheck
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	celcommon "github.com/google/cel-go/common"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -168,13 +170,45 @@ func (t typeOnlyCompiler) CompileCELExpression(a plugincel.ExpressionAccessor, _
 		}}
 	}
 	ast, issues := env.Compile(a.GetExpression())
-	if issues != nil {
+	if issues = appliedAsWritten(a.GetExpression(), issues); issues != nil {
 		return plugincel.CompilationResult{ExpressionAccessor: a, Error: &apiservercel.Error{
 			Type: apiservercel.ErrorTypeInvalid, Detail: issues.String(),
 		}}
 	}
+	if ast == nil {
+		// Checked with only what the server applies as written: of a type not told.
+		return plugincel.CompilationResult{ExpressionAccessor: a, OutputType: cel.DynType}
+	}
 	return plugincel.CompilationResult{ExpressionAccessor: a, OutputType: ast.OutputType()}
 }
+
+// appliedAsWritten is issues without those the server applies as written; nil when none is
+// left. A map-typed field (metadata.labels, a nodeSelector) given an Object value, as in
+// `Object.metadata{labels: Object.metadata.labels{foo: "bar"}}`, is one: the server's Object
+// types take any field (k8s.io/apiserver pkg/cel/mutation/dynamic ObjectVal) and turn into
+// the map of their fields when the apply configuration is converted to JSON, so kube-apiserver
+// sets the label.
+func appliedAsWritten(expr string, issues *cel.Issues) *cel.Issues {
+	if issues == nil || issues.Err() == nil {
+		return nil
+	}
+	var kept []*cel.Error
+	for _, e := range issues.Errors() {
+		if !mapGivenObject.MatchString(e.Message) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if len(kept) == len(issues.Errors()) {
+		return issues
+	}
+	return cel.NewIssues(celcommon.NewErrors(celcommon.NewTextSource(expr)).Append(kept))
+}
+
+// mapGivenObject is the checker's message for a map-typed field given an Object value.
+var mapGivenObject = regexp.MustCompile(`^expected type of field '[^']*' is 'map\([^']*\)' but provided type is 'Object(\.[^']*)?'$`)
 
 // expression is a CEL expression of any result type.
 type expression string
