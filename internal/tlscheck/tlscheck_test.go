@@ -52,6 +52,7 @@ func TestCheck(t *testing.T) {
 			if got := errString(r.Unchecked); tc.unchecked == "" && got != "" || !strings.Contains(got, tc.unchecked) {
 				t.Errorf("unchecked: %q, want %q", got, tc.unchecked)
 			}
+			t.Logf("%s: %s", tc.name, r.Took)
 			if tc.verify == "" && tc.unchecked == "" && (r.Leaf == nil || r.Leaf.Subject.CommonName != "good") {
 				t.Errorf("the serving certificate: %+v", r.Leaf)
 			}
