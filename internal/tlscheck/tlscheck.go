@@ -136,7 +136,6 @@ func (c *Checker) Check(ctx context.Context, rawURL string, caBundle []byte) Res
 func (c *Checker) handshake(ctx context.Context, address, host string, caBundle []byte) Result {
 	start := time.Now()
 	res := Result{Address: address}
-	defer func() { res.Took = time.Since(start) }()
 	ctx, cancel := context.WithTimeout(ctx, c.budget)
 	defer cancel()
 
