@@ -60,7 +60,7 @@ func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes Sc
 	for i := range obj.Webhooks {
 		hook := &obj.Webhooks[i]
 		p := webhooksPath.Index(i)
-		warnings = append(warnings, caBundleWarnings(hook.ClientConfig.CABundle, p.Child("clientConfig", "caBundle"))...)
+		warnings = append(warnings, caBundleWarnings(hook, p.Child("clientConfig", "caBundle"))...)
 		if hook.ReinvocationPolicy != nil && *hook.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy &&
 			hook.SideEffects != nil && *hook.SideEffects != admissionregistrationv1.SideEffectClassNone {
 			warnings = append(warnings, warning.Warning{Path: p.Child("reinvocationPolicy"), Kind: warning.Hint, Summary: SummaryReinvokedSideEffects, Message: fmt.Sprintf(
@@ -74,7 +74,8 @@ func Advice(obj *admissionregistrationv1.MutatingWebhookConfiguration, scopes Sc
 
 // caBundleWarnings warns when a non-empty caBundle is not a sequence of PEM CERTIFICATE blocks
 // that each parse as X.509. The server stores any bytes, but then cannot verify the webhook.
-func caBundleWarnings(caBundle []byte, fldPath *field.Path) []warning.Warning {
+func caBundleWarnings(hook *admissionregistrationv1.MutatingWebhook, fldPath *field.Path) []warning.Warning {
+	caBundle := hook.ClientConfig.CABundle
 	if len(caBundle) == 0 {
 		return nil
 	}
@@ -87,10 +88,11 @@ func caBundleWarnings(caBundle []byte, fldPath *field.Path) []warning.Warning {
 		// API's base64, so this would be encoded twice.
 		return []warning.Warning{{Path: fldPath, Kind: warning.Hint, Summary: SummaryCABundleBase64, Message: "caBundle is the base64 encoding of PEM certificates, as a YAML manifest has it, " +
 			"but the provider encodes it itself: give the PEM text (for example base64decode(...) of this value, or file(\"ca.crt\")); " +
-			"as it is, the API server will not be able to verify the webhook's serving certificate and calls to it will fail"}}
+			"as it is, the API server will not be able to load it (unable to load root certificates), every call to the webhook fails, and " + failureWords(hook)}}
 	}
 	return []warning.Warning{{Path: fldPath, Kind: warning.Hint, Summary: SummaryCABundleNotPEM, Message: "caBundle is not PEM-encoded certificates (" + problem +
-		"); the API server will not be able to verify the webhook's serving certificate and calls to it will fail"}}
+		"); the API server will not be able to load it (unable to load root certificates) to verify the webhook's serving certificate: every call to the webhook fails, and " +
+		failureWords(hook)}}
 }
 
 // pemCertificatesProblem returns what is wrong with data as a PEM certificate bundle, or "".

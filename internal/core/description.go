@@ -135,6 +135,20 @@ type PlanEnv struct {
 	// the resource's own settings; Stored is the object the server stores,
 	// with its defaults (a *T), nil on a create.
 	Plan, Stored any
+	// Provider is the provider's client also when it cannot make requests
+	// (Client is then nil): its settings (kube.Options), and the key of what
+	// a check keeps for the rest of the run (PerClient). Nil without a
+	// configured provider.
+	Provider *kube.Client
+}
+
+// Settings are the provider's settings, the zero Options without a
+// configured provider.
+func (e PlanEnv) Settings() kube.Options {
+	if e.Provider == nil {
+		return kube.Options{}
+	}
+	return e.Provider.Options
 }
 
 // readers are the bounded readers of the provider's clients (PlanEnv.Live).

@@ -102,7 +102,7 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if k.Advise != nil {
-		env := PlanEnv{Unknown: exp.Unknown, Version: func() validation.Version { return r.KubernetesVersion(checkCtx) }, Plan: &plan}
+		env := PlanEnv{Unknown: exp.Unknown, Version: func() validation.Version { return r.KubernetesVersion(checkCtx) }, Plan: &plan, Provider: r.C}
 		if stored != nil {
 			env.Stored = stored
 		}

@@ -32,6 +32,24 @@ type Options struct {
 	// below 0: no impact) and the time it may take (0: its default).
 	ImpactMaxObjects int
 	ImpactTimeout    time.Duration
+	// CABundleExpiryWarning is how long before a certificate's notAfter the plan warns that
+	// it expires (a webhook's ca_bundle, its serving certificate, a cert-manager Certificate);
+	// 0: DefaultCABundleExpiryWarning.
+	CABundleExpiryWarning time.Duration
+	// NoWebhookTLSCheck turns off the TLS handshake that the plan makes with the backends of
+	// URL webhooks (the provider's webhook_tls_check_on_plan = false).
+	NoWebhookTLSCheck bool
+}
+
+// DefaultCABundleExpiryWarning is the default of Options.CABundleExpiryWarning: 30 days.
+const DefaultCABundleExpiryWarning = 30 * 24 * time.Hour
+
+// ExpiryWarning is CABundleExpiryWarning with its default filled in.
+func (o Options) ExpiryWarning() time.Duration {
+	if o.CABundleExpiryWarning <= 0 {
+		return DefaultCABundleExpiryWarning
+	}
+	return o.CABundleExpiryWarning
 }
 
 // Client is the one connection shared by every resource and data source of a

@@ -81,6 +81,8 @@ type providerModel struct {
 	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
 	ImpactMaxObjects      types.Int64  `tfsdk:"impact_max_objects"`
 	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
+	CABundleExpiryWarning types.String `tfsdk:"ca_bundle_expiry_warning"`
+	WebhookTLSCheck       types.Bool   `tfsdk:"webhook_tls_check_on_plan"`
 }
 
 type execModel struct {
@@ -138,8 +140,10 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				MarkdownDescription: kubernetesVersionDescription,
 			},
-			"impact_max_objects": schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
-			"impact_timeout":     schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
+			"impact_max_objects":        schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
+			"impact_timeout":            schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
+			"ca_bundle_expiry_warning":  schema.StringAttribute{Optional: true, MarkdownDescription: caBundleExpiryWarningDescription},
+			"webhook_tls_check_on_plan": schema.BoolAttribute{Optional: true, MarkdownDescription: webhookTLSCheckDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -182,6 +186,8 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
 	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
+	opts.CABundleExpiryWarning = caBundleExpiryWarning(cfg.CABundleExpiryWarning, &resp.Diagnostics)
+	opts.NoWebhookTLSCheck = !cfg.WebhookTLSCheck.IsNull() && !cfg.WebhookTLSCheck.ValueBool()
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -191,8 +197,10 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		// A cluster made in the same run: connect at apply, when it is known.
 		tflog.Info(ctx, "provider configuration not known until apply", map[string]any{"attribute": unknown})
 		client = kube.NotReady(fmt.Errorf("%w: %s depends on values known only after apply", kube.ErrNotReady, unknown))
-		// The checks at plan still follow kubernetes_version.
+		// The checks at plan still follow kubernetes_version, and those of certificates
+		// their settings.
 		client.KubernetesVersion = opts.KubernetesVersion
+		client.CABundleExpiryWarning, client.NoWebhookTLSCheck = opts.CABundleExpiryWarning, opts.NoWebhookTLSCheck
 	} else {
 		settings, diags := settingsFrom(ctx, cfg)
 		resp.Diagnostics.Append(diags...)

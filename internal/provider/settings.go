@@ -180,3 +180,33 @@ func impactBounds(maxObjects types.Int64, timeout types.String, diags *diag.Diag
 	}
 	return n, d
 }
+
+// The checks of webhooks' certificates at plan (internal/advice certs.go, internal/tlscheck).
+var (
+	caBundleExpiryWarningDescription = "How long before a certificate expires the plan warns about it, as a Go duration such as `720h` " +
+		"(hours are the largest unit). Default: `720h` (30 days). The certificates are those of a webhook's `ca_bundle` (read offline), " +
+		"the serving certificate of a URL webhook's backend (see `webhook_tls_check_on_plan`), and the cert-manager Certificate named by a " +
+		"configuration's `cert-manager.io/inject-ca-from` annotation (read from the cluster). An expired or not yet valid certificate is a warning whatever this is."
+	webhookTLSCheckDescription = "During plan, make a TLS handshake with the backend of each URL webhook (`client_config.url`) of a configuration " +
+		"the plan creates or changes, and verify its serving certificate as the API server does: against `ca_bundle` (the system's roots " +
+		"without one) and for the URL's host name. A certificate that does not verify is a warning in the API server's words; a backend " +
+		"that cannot be reached from where Terraform runs is a warning that it could not be checked (that network is not the API server's). " +
+		"Each host is given at most 3 seconds, once per run and `ca_bundle`. Default: `true`; set `false` where the plan must not open connections " +
+		"other than to the API server."
+)
+
+// caBundleExpiryWarning reads ca_bundle_expiry_warning: 0 when not set (the default), an
+// error on the attribute for a value that is not a positive duration.
+func caBundleExpiryWarning(setting types.String, diags *diag.Diagnostics) time.Duration {
+	if setting.IsNull() || setting.IsUnknown() {
+		return 0
+	}
+	d, err := time.ParseDuration(setting.ValueString())
+	if err != nil || d <= 0 {
+		diags.AddAttributeError(path.Root("ca_bundle_expiry_warning"), "Invalid ca_bundle_expiry_warning",
+			"ca_bundle_expiry_warning must be a positive duration such as \"720h\" (30 days) or \"168h\" (7 days), not "+
+				strconv.Quote(setting.ValueString())+".")
+		return 0
+	}
+	return d
+}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,34 @@ func TestImpactBoundsSettings(t *testing.T) {
 		for _, e := range diags.Errors() {
 			if p, ok := e.(diag.DiagnosticWithPath); !ok || (p.Path().String() != "impact_max_objects" && p.Path().String() != "impact_timeout") {
 				t.Errorf("the error is not on the attribute: %v", e)
+			}
+		}
+	}
+}
+
+func TestCABundleExpiryWarningSetting(t *testing.T) {
+	cases := []struct {
+		in     types.String
+		want   time.Duration
+		errors bool
+	}{
+		{types.StringNull(), 0, false},
+		{types.StringUnknown(), 0, false},
+		{types.StringValue("720h"), 720 * time.Hour, false},
+		{types.StringValue("168h30m"), 168*time.Hour + 30*time.Minute, false},
+		{types.StringValue("30d"), 0, true}, // Go durations have no days
+		{types.StringValue("0s"), 0, true},
+		{types.StringValue("-1h"), 0, true},
+	}
+	for _, c := range cases {
+		var diags diag.Diagnostics
+		got := caBundleExpiryWarning(c.in, &diags)
+		if got != c.want || diags.HasError() != c.errors {
+			t.Errorf("%s: %s, %v", c.in, got, diags)
+		}
+		for _, e := range diags.Errors() {
+			if p, ok := e.(diag.DiagnosticWithPath); !ok || p.Path().String() != "ca_bundle_expiry_warning" || !strings.Contains(e.Detail(), `"720h"`) {
+				t.Errorf("the error is not on the attribute or does not say what is expected: %v", e)
 			}
 		}
 	}

@@ -64,6 +64,11 @@ const (
 	// Unread: a check that reads the cluster could not read what it needed (forbidden, slow,
 	// too many objects): it says what it could not see and makes no claim.
 	Unread
+	// Certificate: a certificate the API server needs to call a webhook does not serve: a
+	// ca_bundle certificate that has expired, is not valid yet or expires soon; a backend's
+	// serving certificate that the ca_bundle does not verify (unknown authority, wrong name,
+	// expired); a cert-manager Certificate that is not ready or not renewed in time.
+	Certificate
 )
 
 // Intercepts reports whether the warning weighs what the object intercepts: its rules,
@@ -93,6 +98,8 @@ func (k Kind) String() string {
 		return "bypass"
 	case Unread:
 		return "unread"
+	case Certificate:
+		return "certificate"
 	}
 	return "unknown"
 }

@@ -9,7 +9,9 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,6 +26,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tlscheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/typecheck"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
@@ -140,6 +143,7 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *c
 			ws = append(ws, advice.BackendWarnings(ctx, env.Live(), obj, func(i int) bool {
 				return !waitsFor(obj, stored, i) || (plan != nil && plan.WaitForEndpoints.ValueBool())
 			})...)
+			ws = append(ws, certificateWarnings(ctx, env, obj)...)
 			// What the webhooks intercept weighs their rules, selectors, match conditions,
 			// service and timeouts together: while one is not known (a selector's labels
 			// from another resource), an unknown value reads as empty and would match
@@ -179,4 +183,34 @@ func scopesOf(env core.PlanEnv) *typecheck.Scopes {
 		return typecheck.BuiltinScopes()
 	}
 	return scopes.Get(env.Client, func() (*typecheck.Scopes, bool) { return typecheck.LiveScopes(r), true })
+}
+
+// tlsCheckers are the TLS checks of each provider client's run (tlscheck.Checker): one
+// handshake per backend host, port and caBundle, whatever the number of webhooks and plans.
+var tlsCheckers core.PerClient[*tlscheck.Checker]
+
+// certificateWarnings are the warnings on the certificates the API server needs to call the
+// webhooks of obj: their caBundle's (offline), their URL backends' serving certificates (a TLS
+// handshake from here, unless webhook_tls_check_on_plan = false; only where the URL and the
+// caBundle are known), and the cert-manager Certificate the configuration's
+// cert-manager.io/inject-ca-from annotation names (with a cluster).
+func certificateWarnings(ctx context.Context, env core.PlanEnv, obj *configuration) []warning.Warning {
+	settings := env.Settings()
+	window, now := settings.ExpiryWarning(), time.Now()
+	ws := advice.CABundleExpiry(obj, window, now)
+	if !settings.NoWebhookTLSCheck {
+		checker := tlscheck.New(0)
+		if env.Provider != nil {
+			checker = tlsCheckers.Get(env.Provider, func() (*tlscheck.Checker, bool) { return checker, true })
+		}
+		known := func(i int) bool {
+			at := fmt.Sprintf("webhooks[%d].clientConfig.", i)
+			return !env.UnknownUnder(at+"url") && !env.UnknownUnder(at+"caBundle")
+		}
+		ws = append(ws, advice.ServingCertificates(ctx, obj, checker.Check, known, window, now)...)
+	}
+	if !env.UnknownUnder("metadata.annotations") {
+		ws = append(ws, advice.CertManagerWarnings(ctx, env.Live(), obj, window, now)...)
+	}
+	return ws
 }
