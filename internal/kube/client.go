@@ -32,6 +32,9 @@ type Options struct {
 	// below 0: no impact) and the time it may take (0: its default).
 	ImpactMaxObjects int
 	ImpactTimeout    time.Duration
+	// NoWebhookProof turns off the proof at apply that the API server can call a webhook
+	// before it is written (the provider's prove_webhooks = false; internal/webhook).
+	NoWebhookProof bool
 }
 
 // Client is the one connection shared by every resource and data source of a

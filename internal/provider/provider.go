@@ -81,6 +81,7 @@ type providerModel struct {
 	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
 	ImpactMaxObjects      types.Int64  `tfsdk:"impact_max_objects"`
 	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
+	ProveWebhooks         types.Bool   `tfsdk:"prove_webhooks"`
 }
 
 type execModel struct {
@@ -140,6 +141,7 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"impact_max_objects": schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
 			"impact_timeout":     schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
+			"prove_webhooks":     schema.BoolAttribute{Optional: true, MarkdownDescription: proveWebhooksDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -181,6 +183,7 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
 		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
+	opts.NoWebhookProof = !proveWebhooks(cfg.ProveWebhooks, &resp.Diagnostics)
 	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
