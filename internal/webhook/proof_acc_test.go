@@ -22,6 +22,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -354,6 +355,7 @@ func TestAccProof(t *testing.T) {
 				if len(errs) != 1 || !strings.Contains(errs[0].Detail, failed(hook)) || !strings.Contains(errs[0].Detail, c.reason) {
 					t.Fatalf("want one error %q with %q and %q, got %+v", webhook.SummaryNotProven, failed(hook), c.reason, diags)
 				}
+				t.Logf("the error: %s", errs[0].Detail)
 				if !strings.Contains(errs[0].Detail, "Nothing was written") {
 					t.Errorf("the error does not say that nothing was written: %s", errs[0].Detail)
 				}
@@ -433,6 +435,46 @@ func TestAccProof(t *testing.T) {
 				t.Fatalf("want success with one warning, got ok = %v, %+v", ok, diags)
 			}
 			if storedValidating(t, cs, "proof-fail-open") == nil {
+				t.Error("the configuration was not written")
+			}
+			w.Destroy(cfg)
+		})
+
+		t.Run("forbidden", func(t *testing.T) {
+			t.Parallel()
+			// A user who may write validating configurations but not create mutating ones:
+			// the proof cannot be made, and says so; the configuration is written.
+			rbac := cs.RbacV1()
+			role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "proof-acc-writer"}, Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingwebhookconfigurations"}, Verbs: []string{"*"}},
+				{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations"}, Verbs: []string{"get", "list"}},
+			}}
+			binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "proof-acc-writer"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+				Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: "writer"}}}
+			if _, err := rbac.ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+			if _, err := rbac.ClusterRoleBindings().Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+			})
+			cp := acctest.Cluster(t)
+			writer := fmt.Sprintf("provider \"admission\" {\n  host = %q\n  token = %q\n  cluster_ca_certificate = %q\n  prove_webhooks = true\n}\n",
+				cp.Host, cp.UserToken("writer"), string(cp.CAPEM))
+			cfg := proofConfig(t, "validating", "proof-forbidden", "check.proof-forbidden.example.com", url(healthy.addr), ca.pem, "Fail", 5, "")
+			cfg = writer + cfg[strings.Index(cfg, "\nresource "):]
+			w := acctest.NewWorkdir(t)
+			diags, ok := w.Apply(cfg)
+			warns := diagsOf(diags, "warning", webhook.SummaryCouldNotProve)
+			if !ok || len(warns) != 1 || !strings.Contains(warns[0].Detail, "forbidden") || !strings.Contains(warns[0].Detail, "mutatingwebhookconfigurations") {
+				t.Fatalf("want success with one warning that the proof could not be made, got ok = %v, %+v", ok, diags)
+			}
+			t.Logf("the warning: %s", warns[0].Detail)
+			if storedValidating(t, cs, "proof-forbidden") == nil {
 				t.Error("the configuration was not written")
 			}
 			w.Destroy(cfg)
