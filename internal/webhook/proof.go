@@ -380,6 +380,11 @@ func (p *prover) target(ctx context.Context, rules []admissionregistrationv1.Rul
 		return configMaps
 	}
 	gvr := schema.GroupVersionResource{Group: r.APIGroups[0], Version: r.APIVersions[0], Resource: r.Resources[0]}
+	if gvr.Group == admissionregistrationv1.GroupName {
+		// The API server calls no webhook for the admission objects themselves
+		// (k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules.IsExemptAdmissionConfigurationResource).
+		return configMaps
+	}
 	if t, ok := seen[gvr]; ok {
 		return t
 	}
@@ -479,11 +484,14 @@ func (p *prover) proveOne(ctx context.Context, h probeHook, markerKey string) di
 				"waited": time.Since(start).Round(time.Millisecond).String()})
 			return nil
 		case forbidden:
+			hint := ""
+			if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "cannot create resource") {
+				hint = fmt.Sprintf(" The proof needs create (with dry run) on %s, and create and delete on mutatingwebhookconfigurations.", h.target.gvr.Resource)
+			}
 			diags.AddAttributeWarning(h.at, SummaryCouldNotProve, fmt.Sprintf(
 				"Could not prove that the API server can call webhook %q: the proof's dry-run create of %s in %s was refused: %v. "+
-					"The configuration is written without the proof, as if prove_webhooks were false. The proof needs create (with dry run) "+
-					"on %s, and create and delete on mutatingwebhookconfigurations.",
-				h.hook.Name, h.target.gvr.Resource, nsText(h.target), err, h.target.gvr.Resource))
+					"The configuration is written without the proof, as if prove_webhooks were false.%s",
+				h.hook.Name, h.target.gvr.Resource, nsText(h.target), err, hint))
 			return diags
 		}
 		wait := pollLoading
