@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -184,6 +186,9 @@ func proveWebhooks(ctx context.Context, c *kube.Client, obj, stored *configurati
 		return diags
 	}
 	diags.Append(p.prove(ctx, hooks)...)
+	proofTimes.Lock()
+	proofTimes.took = append(proofTimes.took, time.Since(p.start))
+	proofTimes.Unlock()
 	return diags
 }
 
@@ -213,6 +218,13 @@ var configMaps = probeTarget{gvr: schema.GroupVersionResource{Version: "v1", Res
 // proofRequests counts the requests of every proof this process made, for the tests of the
 // request budget.
 var proofRequests atomic.Int64
+
+// proofTimes are the times the proofs of this process took, for the tests of the time a proof
+// adds to an apply.
+var proofTimes struct {
+	sync.Mutex
+	took []time.Duration
+}
 
 // prover makes one proof: its clients, and when it began.
 type prover struct {
@@ -473,11 +485,16 @@ func (p *prover) proveOne(ctx context.Context, h probeHook, markerKey string) di
 		p.requests++
 		_, err := res.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		o := classify(err, h, markerKey)
-		if ctx.Err() != nil && (o == notLoaded || o == inconclusive) && last != nil {
-			// The request was cut by our own deadline: the previous answer is the last word.
-			break
+		var status apierrors.APIStatus
+		if o == inconclusive && !errors.As(err, &status) && lastOutcome == callFailed {
+			// No answer of the server (our own deadline, seen by the client's rate limiter or
+			// the connection): the server's previous answer stays the last word.
+			if ctx.Err() != nil {
+				break
+			}
+		} else {
+			last, lastOutcome = err, o
 		}
-		last, lastOutcome = err, o
 		switch o {
 		case answered:
 			tflog.Info(ctx, "the API server called the webhook", map[string]any{"webhook": h.hook.Name, "attempts": attempts,
