@@ -441,6 +441,26 @@ func TestAccProof(t *testing.T) {
 			w.Destroy(cfg)
 		})
 
+		t.Run("ca_bundle left to cert-manager", func(t *testing.T) {
+			t.Parallel()
+			// The injector fills the bundle in after the write: no proof can come before it,
+			// and the apply says so.
+			cfg := proofConfig(t, "validating", "proof-injected", "check.proof-injected.example.com", url(healthy.addr), "", "Fail", 5,
+				"")
+			cfg = strings.Replace(cfg, "      ca_bundle = \"\"\n", "", 1)
+			cfg = strings.Replace(cfg, "    name = \"proof-injected\"\n", "    name = \"proof-injected\"\n    annotations = {\n      \"cert-manager.io/inject-ca-from\" = \"default/webhook\"\n    }\n", 1)
+			w := acctest.NewWorkdir(t)
+			diags, ok := w.Apply(cfg)
+			warns := diagsOf(diags, "warning", webhook.SummaryCouldNotProve)
+			if !ok || len(warns) != 1 || !strings.Contains(warns[0].Detail, "cert-manager") {
+				t.Fatalf("want success with one warning that the proof could not be made, got ok = %v, %+v", ok, diags)
+			}
+			if storedValidating(t, cs, "proof-injected") == nil {
+				t.Error("the configuration was not written")
+			}
+			w.Destroy(cfg)
+		})
+
 		t.Run("forbidden", func(t *testing.T) {
 			t.Parallel()
 			// A user who may write validating configurations but not create mutating ones:
