@@ -130,6 +130,7 @@ var injectedCA = []string{"cert-manager.io/inject-ca-from", "cert-manager.io/inj
 // warning, and the write goes on.
 func proveWebhooks(ctx context.Context, c *kube.Client, obj, stored *configuration) diag.Diagnostics {
 	var diags diag.Diagnostics
+	obj = withStoredCABundles(obj, stored)
 	var todo []int
 	for i := range obj.Webhooks {
 		if provesFor(obj, stored, i) {
@@ -164,15 +165,6 @@ func proveWebhooks(ctx context.Context, c *kube.Client, obj, stored *configurati
 	for _, i := range todo {
 		h := obj.Webhooks[i]
 		at := path.Root("webhook").AtListIndex(i)
-		if len(h.ClientConfig.CABundle) == 0 && stored != nil {
-			// A caBundle that the configuration leaves to others is not in the planned object:
-			// the write keeps the one the cluster has.
-			for _, old := range stored.Webhooks {
-				if old.Name == h.Name {
-					h.ClientConfig.CABundle = old.ClientConfig.CABundle
-				}
-			}
-		}
 		if len(h.ClientConfig.CABundle) == 0 && slices.ContainsFunc(injectedCA, func(a string) bool { return obj.Annotations[a] != "" }) {
 			diags.AddAttributeWarning(at, SummaryCouldNotProve, fmt.Sprintf(
 				"Webhook %q has no ca_bundle yet: cert-manager's CA injector fills it in after the configuration is written, so the API server "+
@@ -190,6 +182,29 @@ func proveWebhooks(ctx context.Context, c *kube.Client, obj, stored *configurati
 	proofTimes.took = append(proofTimes.took, time.Since(p.start))
 	proofTimes.Unlock()
 	return diags
+}
+
+// withStoredCABundles is obj with the caBundle of stored's webhook of the same name where obj
+// has none: a caBundle that the configuration leaves to others (cert-manager's CA injector) is
+// not in the planned object, and the write keeps the one the cluster has. obj is not changed.
+func withStoredCABundles(obj, stored *configuration) *configuration {
+	if stored == nil {
+		return obj
+	}
+	out := *obj
+	out.Webhooks = slices.Clone(obj.Webhooks)
+	for i := range out.Webhooks {
+		h := &out.Webhooks[i]
+		if len(h.ClientConfig.CABundle) > 0 {
+			continue
+		}
+		for _, old := range stored.Webhooks {
+			if old.Name == h.Name {
+				h.ClientConfig.CABundle = old.ClientConfig.CABundle
+			}
+		}
+	}
+	return &out
 }
 
 // probeHook is one webhook to prove: its index and attribute path, and the webhook as the

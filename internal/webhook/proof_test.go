@@ -84,3 +84,20 @@ func TestProvesFor(t *testing.T) {
 		t.Error("a change of match conditions alone is proven")
 	}
 }
+
+// A caBundle that the configuration leaves to others is the stored one: an update that
+// changes nothing else proves nothing, and one that changes the webhook proves it with the
+// stored bundle.
+func TestProofKeepsInjectedCABundle(t *testing.T) {
+	stored := &configuration{Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "a.example.com",
+		ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr("https://a.example.com"), CABundle: []byte("injected")}}}}
+	planned := &configuration{Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "a.example.com",
+		ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr("https://a.example.com")}}}}
+	got := withStoredCABundles(planned, stored)
+	if string(got.Webhooks[0].ClientConfig.CABundle) != "injected" || len(planned.Webhooks[0].ClientConfig.CABundle) != 0 {
+		t.Fatalf("got %q, planned %q", got.Webhooks[0].ClientConfig.CABundle, planned.Webhooks[0].ClientConfig.CABundle)
+	}
+	if provesFor(got, stored, 0) {
+		t.Error("an update that leaves the injected bundle proves the webhook")
+	}
+}
