@@ -41,6 +41,23 @@ type Diagnostic struct {
 // whether the plan succeeded. Unlike resource.Test, it shows warnings.
 func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 	t.Helper()
+	w := NewWorkdir(t)
+	return w.Run(cfg, "plan", "-json", "-input=false", "-lock=false", "-refresh=false")
+}
+
+// Workdir is a module directory that keeps its state from one run of the CLI to the next, with
+// the provider served from this process: for the outcome of applies (their warnings included)
+// that resource.Test does not show.
+type Workdir struct {
+	t           *testing.T
+	tf, dir     string
+	address     string
+	initialized bool
+}
+
+// NewWorkdir is a new module directory; the provider it serves stops when the test ends.
+func NewWorkdir(t *testing.T) *Workdir {
+	t.Helper()
 	Cluster(t)
 	tf := TerraformPath(t)
 	host, namespace := os.Getenv("TF_ACC_PROVIDER_HOST"), os.Getenv("TF_ACC_PROVIDER_NAMESPACE")
@@ -50,29 +67,52 @@ func Plan(t *testing.T, cfg string) ([]Diagnostic, bool) {
 	if namespace == "" {
 		namespace = "seed-a73d233f"
 	}
-	address := host + "/" + namespace + "/admission"
+	return &Workdir{t: t, tf: tf, dir: t.TempDir(), address: host + "/" + namespace + "/admission"}
+}
 
-	providers, stop := ServeProvider(t, address)
+// Apply runs `terraform apply -json` of cfg (a provider block and resources, without the
+// terraform block) and returns the diagnostics the CLI printed and whether it succeeded.
+func (w *Workdir) Apply(cfg string) ([]Diagnostic, bool) {
+	w.t.Helper()
+	return w.Run(cfg, "apply", "-json", "-input=false", "-lock=false", "-auto-approve")
+}
+
+// Destroy runs `terraform destroy` of cfg and fails the test when it fails.
+func (w *Workdir) Destroy(cfg string) {
+	w.t.Helper()
+	if diags, ok := w.Run(cfg, "destroy", "-json", "-input=false", "-lock=false", "-auto-approve"); !ok {
+		w.t.Errorf("terraform destroy failed: %+v", diags)
+	}
+}
+
+// Run writes cfg as the module and runs the CLI with args (the first run initializes the
+// directory), and returns the diagnostics of its -json output and whether it succeeded.
+func (w *Workdir) Run(cfg string, args ...string) ([]Diagnostic, bool) {
+	w.t.Helper()
+	t := w.t
+	providers, stop := ServeProvider(t, w.address)
 	defer stop()
 
-	dir := t.TempDir()
-	module := RequiredProviders(address) + cfg
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(module), 0o600); err != nil {
+	module := RequiredProviders(w.address) + cfg
+	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(module), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS="+providers)
 	command := func(args ...string) (string, error) {
-		cmd := exec.Command(tf, args...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd := exec.Command(w.tf, args...)
+		cmd.Dir, cmd.Env = w.dir, env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
 		return out.String(), err
 	}
-	if out, err := command("init", "-input=false", "-backend=false"); err != nil {
-		t.Fatalf("terraform init: %v\n%s", err, out)
+	if !w.initialized {
+		if out, err := command("init", "-input=false", "-backend=false"); err != nil {
+			t.Fatalf("terraform init: %v\n%s", err, out)
+		}
+		w.initialized = true
 	}
-	out, err := command("plan", "-json", "-input=false", "-lock=false", "-refresh=false")
+	out, err := command(args...)
 	var diags []Diagnostic
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)

@@ -39,6 +39,9 @@ type Options struct {
 	// NoWebhookTLSCheck turns off the TLS handshake that the plan makes with the backends of
 	// URL webhooks (the provider's webhook_tls_check_on_plan = false).
 	NoWebhookTLSCheck bool
+	// NoWebhookProof turns off the proof at apply that the API server can call a webhook
+	// before it is written (the provider's prove_webhooks = false; internal/webhook).
+	NoWebhookProof bool
 }
 
 // DefaultCABundleExpiryWarning is the default of Options.CABundleExpiryWarning: 30 days.

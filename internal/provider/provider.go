@@ -83,6 +83,7 @@ type providerModel struct {
 	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
 	CABundleExpiryWarning types.String `tfsdk:"ca_bundle_expiry_warning"`
 	WebhookTLSCheck       types.Bool   `tfsdk:"webhook_tls_check_on_plan"`
+	ProveWebhooks         types.Bool   `tfsdk:"prove_webhooks"`
 }
 
 type execModel struct {
@@ -144,6 +145,7 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"impact_timeout":            schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
 			"ca_bundle_expiry_warning":  schema.StringAttribute{Optional: true, MarkdownDescription: caBundleExpiryWarningDescription},
 			"webhook_tls_check_on_plan": schema.BoolAttribute{Optional: true, MarkdownDescription: webhookTLSCheckDescription},
+			"prove_webhooks":            schema.BoolAttribute{Optional: true, MarkdownDescription: proveWebhooksDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -185,6 +187,7 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
 		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
+	opts.NoWebhookProof = !proveWebhooks(cfg.ProveWebhooks, &resp.Diagnostics)
 	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
 	opts.CABundleExpiryWarning = caBundleExpiryWarning(cfg.CABundleExpiryWarning, &resp.Diagnostics)
 	opts.NoWebhookTLSCheck = !cfg.WebhookTLSCheck.IsNull() && !cfg.WebhookTLSCheck.ValueBool()

@@ -210,3 +210,36 @@ func caBundleExpiryWarning(setting types.String, diags *diag.Diagnostics) time.D
 	}
 	return d
 }
+
+// proveWebhooksEnv is the environment variable of prove_webhooks.
+const proveWebhooksEnv = "ADMISSION_PROVE_WEBHOOKS"
+
+// proveWebhooksDescription documents prove_webhooks in the provider schema.
+var proveWebhooksDescription = "Before the apply writes a webhook that is new, or changed in what decides whether the API server can call it " +
+	"(`client_config`, its `ca_bundle`, `rule`, `failure_policy`, `timeout_seconds`, `admission_review_versions`), have the API server " +
+	"call the webhook's backend, through a temporary webhook configuration that matches only a dry-run request of the provider's own, " +
+	"and write only once the backend answers (within the resource's `create` or `update` timeout). A fail-closed webhook that the API " +
+	"server cannot call fails the apply, with the API server's reason, and nothing is written; for a fail-open one it is a warning. " +
+	"`false` turns the proof off: a webhook whose certificate, address or backend is wrong is then enforced as written, and a fail-closed " +
+	"one rejects every request it matches until fixed. The proof needs `create` and `delete` on `mutatingwebhookconfigurations` and " +
+	"`create` (dry run) on the resource it probes (the webhook's first rule's, or `configmaps` in namespace `default`); without them it " +
+	"warns that it could not prove, and the write goes on. Environment: `" + proveWebhooksEnv + "`. Default: `true`."
+
+// proveWebhooks reads prove_webhooks: the configuration's value, else the environment's,
+// else true.
+func proveWebhooks(setting types.Bool, diags *diag.Diagnostics) bool {
+	if !setting.IsNull() && !setting.IsUnknown() {
+		return setting.ValueBool()
+	}
+	env := os.Getenv(proveWebhooksEnv)
+	if env == "" {
+		return true
+	}
+	v, err := strconv.ParseBool(env)
+	if err != nil {
+		diags.AddAttributeError(path.Root("prove_webhooks"), "Invalid "+proveWebhooksEnv,
+			proveWebhooksEnv+" must be true or false, not "+strconv.Quote(env)+".")
+		return true
+	}
+	return v
+}

@@ -90,3 +90,34 @@ func TestCABundleExpiryWarningSetting(t *testing.T) {
 		}
 	}
 }
+
+// prove_webhooks: the configuration wins over the environment, which wins over the default
+// (on); a value of the environment that is not a boolean is an error on the attribute.
+func TestProveWebhooks(t *testing.T) {
+	cases := []struct {
+		setting types.Bool
+		env     string
+		want    bool
+		errors  bool
+	}{
+		{types.BoolNull(), "", true, false},
+		{types.BoolValue(false), "", false, false},
+		{types.BoolNull(), "false", false, false},
+		{types.BoolValue(true), "false", true, false},
+		{types.BoolUnknown(), "0", false, false},
+		{types.BoolNull(), "maybe", true, true},
+	}
+	for _, c := range cases {
+		t.Setenv(proveWebhooksEnv, c.env)
+		var diags diag.Diagnostics
+		got := proveWebhooks(c.setting, &diags)
+		if got != c.want || diags.HasError() != c.errors {
+			t.Errorf("%s, %q: %v, %v", c.setting, c.env, got, diags)
+		}
+		for _, e := range diags.Errors() {
+			if p, ok := e.(diag.DiagnosticWithPath); !ok || p.Path().String() != "prove_webhooks" {
+				t.Errorf("the error is not on the attribute: %v", e)
+			}
+		}
+	}
+}

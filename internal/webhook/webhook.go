@@ -155,10 +155,18 @@ func newKind[H hook, O, L, AC any](api kube.Kind[O, L, AC], k webhookKind[H]) *c
 			return ws
 		},
 		BeforeWrite: func(ctx context.Context, c *kube.Client, plan *objectModel[H], obj, stored *configuration) diag.Diagnostics {
-			if !plan.WaitForEndpoints.ValueBool() {
-				return nil
+			var diags diag.Diagnostics
+			if plan.WaitForEndpoints.ValueBool() {
+				if diags = waitForEndpoints(ctx, c, obj, stored); diags.HasError() {
+					return diags
+				}
 			}
-			return waitForEndpoints(ctx, c, obj, stored)
+			if !c.NoWebhookProof {
+				// The proof at apply (proof.go): the API server calls each new or changed
+				// webhook before the write enforces it.
+				diags.Append(proveWebhooks(ctx, c, obj, stored)...)
+			}
+			return diags
 		},
 		Imported:      func(obj *configuration, m *objectModel[H]) { readAppliedEmptyCABundles(k.newHook, obj, m) },
 		LeaveToOthers: func(plan, cfg *objectModel[H]) { leaveUnsetCABundles(k.newHook, plan, cfg) },
