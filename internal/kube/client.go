@@ -32,6 +32,9 @@ type Options struct {
 	// below 0: no impact) and the time it may take (0: its default).
 	ImpactMaxObjects int
 	ImpactTimeout    time.Duration
+	// WaitForEnforcement: the apply of an admission policy or binding returns once the API
+	// server enforces what it wrote (internal/policy).
+	WaitForEnforcement bool
 }
 
 // Client is the one connection shared by every resource and data source of a

@@ -81,6 +81,7 @@ type providerModel struct {
 	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
 	ImpactMaxObjects      types.Int64  `tfsdk:"impact_max_objects"`
 	ImpactTimeout         types.String `tfsdk:"impact_timeout"`
+	WaitForEnforcement    types.Bool   `tfsdk:"wait_for_enforcement"`
 }
 
 type execModel struct {
@@ -138,8 +139,9 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				MarkdownDescription: kubernetesVersionDescription,
 			},
-			"impact_max_objects": schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
-			"impact_timeout":     schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
+			"impact_max_objects":   schema.Int64Attribute{Optional: true, MarkdownDescription: impactMaxObjectsDescription},
+			"impact_timeout":       schema.StringAttribute{Optional: true, MarkdownDescription: impactTimeoutDescription},
+			"wait_for_enforcement": schema.BoolAttribute{Optional: true, MarkdownDescription: waitForEnforcementDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -175,11 +177,13 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	opts := kube.Options{
-		FieldManager:      cfg.FieldManager.ValueString(),
-		ForceConflicts:    cfg.ForceConflicts.ValueBool(),
-		DryRunOnPlan:      cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
-		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
-		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
+		FieldManager:   cfg.FieldManager.ValueString(),
+		ForceConflicts: cfg.ForceConflicts.ValueBool(),
+		DryRunOnPlan:   cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
+		// On unless set to false.
+		WaitForEnforcement: cfg.WaitForEnforcement.IsNull() || cfg.WaitForEnforcement.ValueBool(),
+		UserAgent:          fmt.Sprintf("terraform-provider-admission/%s", p.version),
+		KubernetesVersion:  kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
 	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
