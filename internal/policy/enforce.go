@@ -341,7 +341,7 @@ func (p *probe) shows(err error, warnings []string) bool {
 			}
 		}
 		return false
-	default: // mustAdmit
-		return err == nil || !strings.Contains(err.Error(), pair+" denied request")
+	default: // mustAdmit: admitted, or denied by another policy's admission answer only
+		return err == nil || strings.Contains(err.Error(), "ValidatingAdmissionPolicy '") && !strings.Contains(err.Error(), pair+" denied request")
 	}
 }
