@@ -95,6 +95,12 @@ type Description[M Model, T any] struct {
 	// An error stops the write.
 	BeforeWrite func(ctx context.Context, c *kube.Client, plan *M, obj, stored *T) diag.Diagnostics
 
+	// AfterWrite, when set, runs after a create or an update wrote obj (what the
+	// server stored; its state is saved already), within the write's timeout,
+	// with c: what the apply must wait for before it returns. Its diagnostics
+	// are the apply's; an error fails the apply with the object written.
+	AfterWrite func(ctx context.Context, c *kube.Client, obj *T) diag.Diagnostics
+
 	// Fields that other controllers may write, for kinds that have such
 	// fields (a webhook's caBundle, which cert-manager injects). Both nil for
 	// the other kinds.

@@ -158,6 +158,7 @@ func (r *Resource[M, T]) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	r.save(ctx, obj, &plan, t, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+	r.afterWrite(ctx, c, obj, &resp.Diagnostics)
 }
 
 func (r *Resource[M, T]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -228,6 +229,14 @@ func (r *Resource[M, T]) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	r.save(ctx, obj, &plan, t, cfg, resp.Private, &resp.State, resp.Identity, &resp.Diagnostics)
+	r.afterWrite(ctx, c, obj, &resp.Diagnostics)
+}
+
+// afterWrite runs the kind's AfterWrite on the object a write stored.
+func (r *Resource[M, T]) afterWrite(ctx context.Context, c *kube.Client, obj *T, diags *diag.Diagnostics) {
+	if r.Kind.AfterWrite != nil && !diags.HasError() {
+		diags.Append(r.Kind.AfterWrite(ctx, c, obj)...)
+	}
 }
 
 // Delete deletes the object and waits until it is gone.

@@ -42,6 +42,9 @@ type Options struct {
 	// NoWebhookProof turns off the proof at apply that the API server can call a webhook
 	// before it is written (the provider's prove_webhooks = false; internal/webhook).
 	NoWebhookProof bool
+	// WaitForEnforcement: the apply of an admission policy or binding returns once the API
+	// server enforces what it wrote (internal/policy).
+	WaitForEnforcement bool
 }
 
 // DefaultCABundleExpiryWarning is the default of Options.CABundleExpiryWarning: 30 days.

@@ -45,7 +45,17 @@ var bookkeepingAnnotations = map[string]string{
 	// the instance of Argo CD (Argo CD's docs, "Resource Tracking").
 	argoTrackingID:                       "Argo CD",
 	"argocd.argoproj.io/installation-id": "Argo CD",
+	// This provider's record, on a ValidatingAdmissionPolicyBinding, of the
+	// binding resource's fail_on_existing_denials (internal/policy): the
+	// resource's own setting, not an annotation of the configuration.
+	GateAnnotation: "fail_on_existing_denials",
 }
+
+// GateAnnotation is the annotation in which this provider records, on a
+// ValidatingAdmissionPolicyBinding applied with fail_on_existing_denials =
+// true, that the gate is on, so that the plan of a change of the binding's
+// policy (which Terraform plans without the binding) finds it in the cluster.
+const GateAnnotation = "admission.seed-a73d233f.io/fail-on-existing-denials"
 
 const (
 	argoTrackingID  = "argocd.argoproj.io/tracking-id"

@@ -133,6 +133,7 @@ func startPolicyImpact[P any](per *core.PerClient[*sync.Map], env core.PlanEnv, 
 // validatingPolicyImpact is the impact of a planned validating policy through the bindings the
 // cluster has of it, with the flips against the policy the cluster has.
 func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validatingPolicy) []warning.Warning {
+	planProbes(env, kindValidatingPolicy, p.Name)
 	c, subject, done := startPolicyImpact(&plannedValidating, env, "ValidatingAdmissionPolicy", p.Name, p)
 	if c == nil {
 		return done
@@ -159,8 +160,10 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 		}
 		res := c.Validating(ctx, impact.ValidatingPair{Policy: p, Binding: b}, was, impact.Options{})
 		tflog.Debug(ctx, "impact of the planned policy", map[string]any{"policy": p.Name, "binding": b.Name, "result": res.String()})
+		addProbes(env, kindValidatingPolicy, p.Name, res, was == nil)
+		// The binding's gate, as the cluster records it (gateRecorded), holds for its policy too.
 		out = append(out, res.Warnings(report(c, fmt.Sprintf("ValidatingAdmissionPolicy %q, as planned, through its binding %q in the cluster,", p.Name, b.Name),
-			field.NewPath("spec", "validations"), false))...)
+			field.NewPath("spec", "validations"), gateRecorded(b)))...)
 	}
 	return out
 }
@@ -169,6 +172,7 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 // planned in this run, else as the cluster has it), with the flips against the binding and
 // policy the cluster has; gate makes what would deny existing objects an error.
 func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatingBinding, gate bool) []warning.Warning {
+	planProbes(env, kindValidatingBinding, b.Name)
 	c := impactCluster(env)
 	if c == nil {
 		return nil
@@ -217,6 +221,7 @@ func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatin
 	}
 	res := c.Validating(ctx, impact.ValidatingPair{Policy: policy, Binding: b}, was, impact.Options{})
 	tflog.Debug(ctx, "impact of the planned binding", map[string]any{"policy": policy.Name, "binding": b.Name, "result": res.String()})
+	addProbes(env, kindValidatingBinding, b.Name, res, was == nil)
 	return res.Warnings(report(c, subject, field.NewPath("spec", "validationActions"), gate))
 }
 

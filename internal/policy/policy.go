@@ -161,6 +161,7 @@ func describe[M core.Model, S, T, O, L, AC any](api kube.Kind[O, L, AC], k polic
 		Check:       k.check,
 		Advise:      k.advise,
 		StateMovers: k.stateMovers,
+		AfterWrite:  afterWrite(api.Name, k.meta),
 	}
 }
 

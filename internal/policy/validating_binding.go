@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/core"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/kube"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/metadata"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfconv"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/tfschema"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
@@ -30,7 +31,7 @@ type validatingBindingSpec struct {
 	ValidationActions types.List `tfsdk:"validation_actions"`
 }
 
-var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policyKind[validatingBindingSpec, validatingBinding]{
+var validatingBindings = gated(describe(kube.ValidatingAdmissionPolicyBindings, policyKind[validatingBindingSpec, validatingBinding]{
 	typeName: "validating_admission_policy_binding",
 	description: "A `ValidatingAdmissionPolicyBinding` (`admissionregistration.k8s.io/v1`): applies a `ValidatingAdmissionPolicy` " +
 		"to the requests it matches, with its parameters, and says what a failed validation does.",
@@ -89,16 +90,14 @@ var validatingBindings = describe(kube.ValidatingAdmissionPolicyBindings, policy
 	MarkdownDescription: "Fail the plan when this binding, as planned, would deny objects the cluster already runs on their next write, " +
 		"or when the plan cannot tell, could not read all of them, or cannot judge at plan (a `policy_name` known only at apply) " +
 		"(the impact the plan reports, when the cluster can be reached and " +
-		"`dry_run_on_plan` is on): a gate for pipelines that roll out with `Warn` first. A setting of this resource only, not sent to the cluster. Default: `false`.",
+		"`dry_run_on_plan` is on): a gate for pipelines that roll out with `Warn` first. " +
+		"It holds also for a change of the policy alone: the binding applied with the gate on records it in the cluster, in the annotation `" +
+		metadata.GateAnnotation + ": \"true\"` (not part of `metadata.annotations`), and the plan of the policy reads it from the bindings the cluster has. Default: `false`.",
 }},
-	func(m policyModel[validatingBindingSpec], _ *validatingBinding, prior *validatingBindingModel) validatingBindingModel {
-		gate := types.BoolNull()
-		if prior != nil {
-			gate = prior.FailOnExistingDenials
-		}
-		return validatingBindingModel{m, gate}
+	func(m policyModel[validatingBindingSpec], obj *validatingBinding, prior *validatingBindingModel) validatingBindingModel {
+		return validatingBindingModel{m, gateRead(obj, prior)}
 	},
-	func(m *validatingBindingModel) *policyModel[validatingBindingSpec] { return &m.policyModel })
+	func(m *validatingBindingModel) *policyModel[validatingBindingSpec] { return &m.policyModel }))
 
 // validatingBindingModel is a ValidatingAdmissionPolicyBinding, with the gate on its impact,
 // which only this resource has.

@@ -84,6 +84,7 @@ type providerModel struct {
 	CABundleExpiryWarning types.String `tfsdk:"ca_bundle_expiry_warning"`
 	WebhookTLSCheck       types.Bool   `tfsdk:"webhook_tls_check_on_plan"`
 	ProveWebhooks         types.Bool   `tfsdk:"prove_webhooks"`
+	WaitForEnforcement    types.Bool   `tfsdk:"wait_for_enforcement"`
 }
 
 type execModel struct {
@@ -146,6 +147,7 @@ func (p *admissionProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"ca_bundle_expiry_warning":  schema.StringAttribute{Optional: true, MarkdownDescription: caBundleExpiryWarningDescription},
 			"webhook_tls_check_on_plan": schema.BoolAttribute{Optional: true, MarkdownDescription: webhookTLSCheckDescription},
 			"prove_webhooks":            schema.BoolAttribute{Optional: true, MarkdownDescription: proveWebhooksDescription},
+			"wait_for_enforcement":      schema.BoolAttribute{Optional: true, MarkdownDescription: waitForEnforcementDescription},
 			"dry_run_on_plan": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "During plan, send each planned object to the API server as a dry-run apply, so that anything the server would reject fails the plan. Skipped when the server cannot be reached or forbids it. Default: `true`.",
@@ -181,11 +183,13 @@ func (p *admissionProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	opts := kube.Options{
-		FieldManager:      cfg.FieldManager.ValueString(),
-		ForceConflicts:    cfg.ForceConflicts.ValueBool(),
-		DryRunOnPlan:      cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
-		UserAgent:         fmt.Sprintf("terraform-provider-admission/%s", p.version),
-		KubernetesVersion: kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
+		FieldManager:   cfg.FieldManager.ValueString(),
+		ForceConflicts: cfg.ForceConflicts.ValueBool(),
+		DryRunOnPlan:   cfg.DryRunOnPlan.IsNull() || cfg.DryRunOnPlan.ValueBool(),
+		// On unless set to false.
+		WaitForEnforcement: cfg.WaitForEnforcement.IsNull() || cfg.WaitForEnforcement.ValueBool(),
+		UserAgent:          fmt.Sprintf("terraform-provider-admission/%s", p.version),
+		KubernetesVersion:  kubernetesVersion(cfg.KubernetesVersion, &resp.Diagnostics),
 	}
 	opts.NoWebhookProof = !proveWebhooks(cfg.ProveWebhooks, &resp.Diagnostics)
 	opts.ImpactMaxObjects, opts.ImpactTimeout = impactBounds(cfg.ImpactMaxObjects, cfg.ImpactTimeout, &resp.Diagnostics)

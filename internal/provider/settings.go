@@ -243,3 +243,11 @@ func proveWebhooks(setting types.Bool, diags *diag.Diagnostics) bool {
 	}
 	return v
 }
+
+// waitForEnforcementDescription documents wait_for_enforcement (internal/policy, enforce.go).
+var waitForEnforcementDescription = "The apply of an admission policy or binding returns once the API server enforces what it wrote: " +
+	"kube-apiserver loads its policies and bindings again about once a second after any of them changes, so a write returns before " +
+	"it is in force. Where the plan found an existing object that the change must deny, warn on or no longer deny, the apply sends " +
+	"that object's unchanged update as a server dry run until the server answers so (the proof); otherwise it waits the server's " +
+	"reload period with a margin (3 s from the write). Within the resource's `create` or `update` timeout. `false` returns as soon " +
+	"as the object is written. Default: `true`."
