@@ -33,6 +33,7 @@ type Cluster struct {
 	namespaces *matching.Live
 	webhooks   *webhooksRead
 	mutators   *mutatorsRead
+	plans      Plans
 }
 
 type webhooksRead struct {

@@ -136,6 +136,7 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	defaults: validation.DefaultValidatingPolicy,
 	check:    validation.ValidatingPolicyCheck,
 	advise: func(ctx context.Context, env core.PlanEnv, p *validatingPolicy) []warning.Warning {
+		planBegins(env)
 		ws := typeCheckValidating(env, p)
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)
