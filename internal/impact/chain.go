@@ -207,6 +207,19 @@ type writtenAs struct {
 	orders []string
 }
 
+// ordersText names the orders of w: the first, and how many others give the same object.
+func (w writtenAs) ordersText() string {
+	switch len(w.orders) {
+	case 0:
+		return ""
+	case 1:
+		return w.orders[0]
+	case 2:
+		return w.orders[0] + " (or 1 other order)"
+	}
+	return fmt.Sprintf("%s (or %d other orders)", w.orders[0], len(w.orders)-1)
+}
+
 type chainedWrite struct {
 	outcomes []writtenAs
 	why      string

@@ -195,7 +195,7 @@ func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Uns
 				got.Denied != first.Denied || got.Warned != first.Warned || got.Audited != first.Audited
 			first.Matched = first.Matched || got.Matched
 		}
-		orders = append(orders, fmt.Sprintf("%s after %s", got.outcomeWord(), strings.Join(w.orders, " or ")))
+		orders = append(orders, fmt.Sprintf("%s after %s", got.outcomeWord(), w.ordersText()))
 	}
 	if differ {
 		first.Matched = true

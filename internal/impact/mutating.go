@@ -246,14 +246,14 @@ func (r *run) orderDependent(ctx context.Context, obj *unstructured.Unstructured
 	fields := map[string]bool{}
 	var orders []string
 	for i, w := range writes {
-		orders = append(orders, strings.Join(w.orders, " or "))
+		orders = append(orders, w.ordersText())
 		if i > 0 {
 			for _, f := range changedPaths("", writes[0].object.Object, w.object.Object) {
 				fields[f] = true
 			}
 		}
 	}
-	msg := "the orders " + strings.Join(orders, "; ") + " give different objects"
+	msg := "the orders " + strings.Join(orders, "; and ") + " give different objects"
 	if len(fields) > 0 {
 		msg += " (in " + strings.Join(sortedKeys(fields), ", ") + ")"
 	}

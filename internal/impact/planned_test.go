@@ -95,7 +95,7 @@ func TestSubjectsNameEachObjectOnce(t *testing.T) {
 		t.Fatalf("first %+v, second %+v", first.Denied, second.Denied)
 	}
 	msg := second.Warnings(Report{Subject: "B"})[0].Message
-	if !strings.Contains(msg, "would deny 2 of") || !strings.Contains(msg, "The other 2 are named in the same list of P.") || strings.Contains(msg, "prod/big") {
+	if !strings.Contains(msg, "would deny 2 of") || !strings.Contains(msg, "All 2 are named in the same list of P.") || strings.Contains(msg, "prod/big") {
 		t.Errorf("the second: %s", msg)
 	}
 	// The same subject again (a plan answered twice) names them again.

@@ -257,7 +257,11 @@ func listed(t Tally, say func(Verdict) string) string {
 		fmt.Fprintf(&b, "  and %s more\n", number(t.Count-elsewhere-shown))
 	}
 	for _, by := range sortedKeys(keysOf(t.Elsewhere)) {
-		fmt.Fprintf(&b, "The other %s named in the same list of %s.\n", pluralIs(t.Elsewhere[by]), by)
+		which := "The other"
+		if len(t.First) == 0 && len(t.Elsewhere) == 1 && t.Elsewhere[by] == t.Count {
+			which = "All"
+		}
+		fmt.Fprintf(&b, "%s %s named in the same list of %s.\n", which, pluralIs(t.Elsewhere[by]), strings.TrimSuffix(by, ","))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
