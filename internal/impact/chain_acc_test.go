@@ -236,14 +236,14 @@ func TestAccImpactPlannedChain(t *testing.T) {
 		}
 	}
 	// dryRun writes c-i back unchanged as a server dry run: the denial, the warnings, the object.
-	dryRun := func(i int) (error, []string, *unstructured.Unstructured) {
+	dryRun := func(i int) (*unstructured.Unstructured, []string, error) {
 		obj, err := dyn.Resource(configMapsGVR).Namespace(chainNamespace).Get(ctx, fmt.Sprintf("c-%d", i), metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		warnings.reset()
 		written, err := dyn.Resource(configMapsGVR).Namespace(chainNamespace).Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
-		return err, warnings.taken(), written
+		return written, warnings.taken(), err
 	}
 	// inForce waits until the server answers c-i's write as ok says.
 	inForce := func(what string, ok func() bool) {
@@ -284,13 +284,13 @@ func TestAccImpactPlannedChain(t *testing.T) {
 	}
 	apply()
 	inForce("the chain", func() bool {
-		errNo, _, _ := dryRun(9)
-		errYes, _, written := dryRun(1)
+		_, _, errNo := dryRun(9)
+		written, _, errYes := dryRun(1)
 		return errNo != nil && errYes == nil && written.GetLabels()["team"] == "platform"
 	})
 	agree, serverDenied := 0, 0
 	for i := range chainObjects {
-		err, _, _ := dryRun(i)
+		_, _, err := dryRun(i)
 		if err != nil {
 			serverDenied++
 		}
@@ -421,6 +421,8 @@ func listedCount(t *testing.T, detail, prefix string) int {
 		t.Fatalf("no %q in %s", prefix, detail)
 	}
 	var n int
-	fmt.Sscanf(detail[i+len(prefix):], "%d", &n)
+	if _, err := fmt.Sscanf(detail[i+len(prefix):], "%d", &n); err != nil {
+		t.Fatalf("no count after %q in %s", prefix, detail)
+	}
 	return n
 }
