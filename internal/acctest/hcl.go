@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -45,7 +46,7 @@ func ResourceHCL(label string, doc []byte) (typ, name, hcl string, err error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "resource %q %q {\n", typ, label)
 	block(&b, 1, "metadata", kept)
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		switch k {
 		case "apiVersion", "kind", "metadata", "status":
 			continue
@@ -73,7 +74,7 @@ func field(b *strings.Builder, depth int, key string, v any) {
 	case map[string]any:
 		if stringMaps[key] {
 			fmt.Fprintf(b, "%s%s = {", indent, name)
-			for i, k := range sortedKeys(v) {
+			for i, k := range slices.Sorted(maps.Keys(v)) {
 				if i > 0 {
 					b.WriteString(",")
 				}
@@ -105,7 +106,7 @@ func field(b *strings.Builder, depth int, key string, v any) {
 func block(b *strings.Builder, depth int, name string, m map[string]any) {
 	indent := strings.Repeat("  ", depth)
 	fmt.Fprintf(b, "%s%s {\n", indent, name)
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		field(b, depth+1, k, m[k])
 	}
 	fmt.Fprintf(b, "%s}\n", indent)
@@ -147,13 +148,4 @@ func snake(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -29,6 +29,7 @@ type Cluster struct {
 	namespaces *matching.Live
 	webhooks   *webhooksRead
 	mutators   *mutatorsRead
+	plans      Plans
 }
 
 type webhooksRead struct {

@@ -18,10 +18,13 @@
 // (custom resources included), read in pages within Bounds (objects per resource, a time
 // budget). What cannot be read (a list the credentials may not make, one that fails, one cut
 // by the bounds) is said, and what the offline evaluation cannot know is counted apart as
-// "cannot tell", never as admitted: who writes next (a policy that reads request.userInfo or
-// calls the authorizer), and what a mutating webhook that sees the write first answers. The
-// cluster's mutating admission policies, which change a write before the validating policies
-// see it, are applied first with the simulator (chain.go).
+// "cannot tell", never as admitted: a verdict that turns on who writes next (a policy that
+// reads request.userInfo or calls the authorizer is evaluated with the writer left unknown, by
+// CEL partial evaluation, and decides the others), what a mutating webhook that sees the write
+// first answers, and a verdict that depends on the order of the mutating admission policies.
+// Those, which change a write before the validating policies see it, are applied first with
+// the simulator's Admit in every order the server may run them in: the cluster's, and those
+// planned in the same run in their place (chain.go, planned.go).
 //
 // The package takes and gives API objects only; internal/policy turns its results into the
 // plan's warnings, and the impact data source into per-object verdicts.

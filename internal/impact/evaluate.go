@@ -74,10 +74,23 @@ type run struct {
 	// the validating policies see it; mutatorsErr is why they could not be read.
 	mutators    []mutator
 	mutatorsErr error
-	params      *paramCache
+	// mutatorsUnknown says why the chain is not known: a part planned in the same run is known
+	// only after apply.
+	mutatorsUnknown string
+	// covers are the mutators whose rules may match each resource; chained the writes as the
+	// mutators leave them, by object.
+	covers  map[string][]mutator
+	chained map[string]chainedWrite
+	params  *paramCache
 }
 
 func (c *Cluster) newRun(ctx context.Context, webhooks bool) (*run, error) {
+	return c.newRunWith(ctx, webhooks, nil)
+}
+
+// newRunWith is newRun; with chain, the run's mutators are the chain with planned in place of
+// its policy and binding (a mutating impact's, for the order of the mutating policies).
+func (c *Cluster) newRunWith(ctx context.Context, webhooks bool, planned *MutatingPair) (*run, error) {
 	ns := c.liveNamespaces(ctx)
 	m, err := matching.New(matching.Config{Namespaces: ns})
 	if err != nil {
@@ -86,7 +99,9 @@ func (c *Cluster) newRun(ctx context.Context, webhooks bool) (*run, error) {
 	r := &run{c: c, matcher: m, namespaces: ns, params: &paramCache{c: c, got: map[string]*live.Params{}}}
 	if webhooks {
 		r.webhooks, r.webhooksErr = c.mutatingWebhooks(ctx)
-		r.mutators, r.mutatorsErr = c.mutatingPolicies(ctx)
+	}
+	if webhooks || planned != nil {
+		r.mutators, r.mutatorsUnknown, r.mutatorsErr = c.chain(ctx, planned)
 	}
 	return r, nil
 }
@@ -146,17 +161,72 @@ func newValidating(p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admi
 	return &validating{policy: p, binding: b, writer: readsWriter(exprs...)}
 }
 
-// evaluate is the verdict of v on the next write of obj.
+// evaluate is the verdict of v on the next write of obj, as the mutating admission policies
+// leave it; where their order changes the verdict, the object is apart, with the orders named.
 func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Unstructured, res Resource) Verdict {
+	writes, why := []writtenAs{{object: obj}}, ""
+	if len(r.mutators) > 0 || r.mutatorsErr != nil {
+		writes, why = r.written(ctx, obj, res)
+	}
+	if why != "" {
+		out := Verdict{Resource: res, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		switch a := r.matcher.PolicyResources(unchangedUpdate(obj, res), v.policy.Spec.MatchConstraints, v.binding.Spec.MatchResources); a.Outcome {
+		case matching.NotCalled:
+			return out
+		case matching.Failed:
+			out.Matched, out.CannotTell = true, "matching it failed: "+a.Err.Error()
+			return out
+		}
+		out.Matched, out.CannotTell = true, why
+		return out
+	}
+	first := r.evaluateWritten(ctx, v, obj, writes[0].object, res)
+	if len(writes) == 1 {
+		return first
+	}
+	var orders []string
+	differ := false
+	for i, w := range writes {
+		got := first
+		if i > 0 {
+			got = r.evaluateWritten(ctx, v, obj, w.object, res)
+			differ = differ || got.CannotTell != "" || first.CannotTell != "" || got.Matched != first.Matched ||
+				got.Denied != first.Denied || got.Warned != first.Warned || got.Audited != first.Audited
+			first.Matched = first.Matched || got.Matched
+		}
+		orders = append(orders, fmt.Sprintf("%s after %s", got.outcomeWord(), w.ordersText()))
+	}
+	if differ {
+		first.Matched = true
+		first.CannotTell = "its verdict depends on the order the server runs the mutating admission policies in, which it does not fix: " +
+			strings.Join(orders, "; ")
+	}
+	return first
+}
+
+// outcomeWord is the verdict in a word or two: "denied", "warned", "audited", "admitted".
+func (v Verdict) outcomeWord() string {
+	switch {
+	case v.CannotTell != "":
+		return "not known (" + v.CannotTell + ")"
+	case v.Denied:
+		return "denied"
+	case v.Warned:
+		return "warned"
+	case v.Audited:
+		return "audited"
+	}
+	return "admitted"
+}
+
+// evaluateWritten is the verdict of v on the write of obj that the mutating policies turned into
+// written.
+func (r *run) evaluateWritten(ctx context.Context, v *validating, obj, written *unstructured.Unstructured, res Resource) Verdict {
 	out := Verdict{Resource: res, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	attr := unchangedUpdate(obj, res)
-	written, why := obj, ""
-	if len(r.mutators) > 0 || r.mutatorsErr != nil {
-		written, why = r.mutatedFirst(ctx, obj, res)
-		if written != nil && written != obj {
-			attr = admission.NewAttributesRecord(written, obj, res.Kind, obj.GetNamespace(), obj.GetName(), res.GVR, "", admission.Update,
-				&metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}}, false, writer)
-		}
+	if written != obj {
+		attr = admission.NewAttributesRecord(written, obj, res.Kind, obj.GetNamespace(), obj.GetName(), res.GVR, "", admission.Update,
+			&metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}}, false, writer)
 	}
 	switch a := r.matcher.PolicyResources(attr, v.policy.Spec.MatchConstraints, v.binding.Spec.MatchResources); a.Outcome {
 	case matching.NotCalled:
@@ -166,14 +236,6 @@ func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Uns
 		return out
 	}
 	out.Matched = true
-	if why != "" {
-		out.CannotTell = why
-		return out
-	}
-	if v.writer != "" {
-		out.CannotTell = "the policy reads " + v.writer + ", and who writes the object next is not known"
-		return out
-	}
 	if why := r.webhookFirst(ctx, attr); why != "" {
 		out.CannotTell = why
 		return out
@@ -190,7 +252,18 @@ func (r *run) evaluate(ctx context.Context, v *validating, obj *unstructured.Uns
 	}
 	req := &simulate.Request{Operation: admission.Update, Object: written, OldObject: obj, Kind: res.Kind, Resource: res.GVR,
 		Name: obj.GetName(), Namespace: ns, UserInfo: writer, Params: params}
-	answer, err := simulate.Validate(ctx, v.policy, v.binding, req)
+	var answer *simulate.ValidateResult
+	if v.writer == "" {
+		answer, err = simulate.Validate(ctx, v.policy, v.binding, req)
+	} else {
+		// The writer left unknown: only the objects whose verdict turns on it are apart.
+		var depends bool
+		answer, depends, err = simulate.ValidateWriterUnknown(ctx, v.policy, v.binding, req)
+		if err == nil && depends {
+			out.CannotTell = "the policy's verdict on them turns on " + v.writer + ", and who writes the object next is not known"
+			return out
+		}
+	}
 	if err != nil {
 		out.CannotTell = err.Error()
 		return out

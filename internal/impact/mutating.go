@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -35,7 +36,7 @@ func (c *Cluster) Mutating(ctx context.Context, planned MutatingPair, opts Optio
 	defer cancel()
 	policy := validation.DefaultMutatingPolicy(planned.Policy)
 	binding := validation.DefaultMutatingPolicyBinding(planned.Binding)
-	res := &Result{Policy: policy.Name, Binding: binding.Name, MatchedKinds: map[string]int{}}
+	res := &Result{Policy: policy.Name, Binding: binding.Name, MatchedKinds: map[string]int{}, plans: &c.plans, subject: opts.Subject}
 	defer func() { res.Elapsed = time.Since(began) }()
 	var exprs []string
 	for _, m := range policy.Spec.MatchConditions {
@@ -67,7 +68,11 @@ func (c *Cluster) Mutating(ctx context.Context, planned MutatingPair, opts Optio
 		res.NoUpdate = !anyUpdate(policy.Spec.MatchConstraints)
 		return res
 	}
-	r, err := c.newRun(ctx, false)
+	// The other mutating policies, planned beside this one or in the cluster, for the order.
+	if note := c.plans.settle(ctx, nil); note != "" {
+		res.Incomplete = append(res.Incomplete, note)
+	}
+	r, err := c.newRunWith(ctx, false, &MutatingPair{Policy: policy, Binding: binding})
 	if err != nil {
 		res.Incomplete = append(res.Incomplete, err.Error())
 		return res
@@ -79,7 +84,13 @@ func (c *Cluster) Mutating(ctx context.Context, planned MutatingPair, opts Optio
 	for _, rs := range resources {
 		listed := c.list(ctx, rs, selector, func(page []unstructured.Unstructured) {
 			for i := range page {
-				res.record(r.mutate(ctx, policy, binding, readsWriter, &page[i], rs), opts.KeepAll)
+				v := r.mutate(ctx, policy, binding, readsWriter, &page[i], rs)
+				res.record(v, opts.KeepAll)
+				if v.Matched && v.CannotTell == "" && !v.Denied {
+					if o, ok := r.orderDependent(ctx, &page[i], rs); ok {
+						res.add(&res.OrderDependent, "order", o, opts.KeepAll)
+					}
+				}
 			}
 		})
 		res.Examined += listed.Examined
@@ -224,4 +235,29 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
+}
+
+// orderDependent is the verdict on obj when the mutating policies of the run's chain that
+// change its next write leave it otherwise in one order than in another, its message naming
+// the orders and the fields where they differ.
+func (r *run) orderDependent(ctx context.Context, obj *unstructured.Unstructured, res Resource) (Verdict, bool) {
+	writes, why := r.written(ctx, obj, res)
+	if why != "" || len(writes) < 2 {
+		return Verdict{}, false
+	}
+	fields := map[string]bool{}
+	var orders []string
+	for i, w := range writes {
+		orders = append(orders, w.ordersText())
+		if i > 0 {
+			for _, f := range changedPaths("", writes[0].object.Object, w.object.Object) {
+				fields[f] = true
+			}
+		}
+	}
+	msg := "the orders " + strings.Join(orders, "; and ") + " give different objects"
+	if len(fields) > 0 {
+		msg += " (in " + strings.Join(slices.Sorted(maps.Keys(fields)), ", ") + ")"
+	}
+	return Verdict{Resource: res, Namespace: obj.GetNamespace(), Name: obj.GetName(), Matched: true, Message: msg}, true
 }

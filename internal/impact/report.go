@@ -2,6 +2,8 @@ package impact
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,13 +46,14 @@ const (
 	SummaryReject      = "Policy would reject writes of existing objects"
 	SummaryKnownLater  = "Policy impact known after apply"
 	SummaryGateFailure = "Binding would deny existing objects"
+	SummaryOrder       = "Mutating policies' result depends on their order"
 )
 
 // IsImpact reports whether summary is one of the impact's.
 func IsImpact(summary string) bool {
 	switch summary {
 	case SummaryDeny, SummaryWarn, SummaryAudit, SummaryNone, SummaryFlips, SummaryIncomplete, SummaryChange, SummaryNoChange,
-		SummaryReject, SummaryKnownLater, SummaryGateFailure:
+		SummaryReject, SummaryKnownLater, SummaryGateFailure, SummaryOrder:
 		return true
 	}
 	return false
@@ -122,6 +125,14 @@ func (res *Result) MutatingWarnings(rep Report) []warning.Warning {
 	}
 	if res.Changed.Count+res.Denied.Count == 0 {
 		add(SummaryNoChange, res.none(rep.Subject, "change"))
+	}
+	if res.OrderDependent.Count > 0 {
+		add(SummaryOrder, fmt.Sprintf("%s and the other mutating admission policies that change the same writes (in the cluster, or planned in the same run) "+
+			"would leave %s of %s%s otherwise in one order than in another, %s. The server runs mutating admission policies in no fixed order "+
+			"(its list of policies is rebuilt after each change, in no fixed order), so which of these the next write gets is not known: "+
+			"make them commute (each sets only what it alone sets, or each only where the field is absent and the others agree), or merge them. "+
+			"Only the policies' order is simulated, not the mutating webhooks'.\n%s", rep.Subject, number(res.OrderDependent.Count), scope,
+			in(res.OrderDependent), nextWrite, listed(res.OrderDependent, func(v Verdict) string { return v.Message }))+res.footer())
 	}
 	if gaps := res.gaps(rep); gaps != "" {
 		add(SummaryIncomplete, strings.TrimSuffix(rep.Subject, ",")+": "+gaps)
@@ -240,8 +251,19 @@ func listed(t Tally, say func(Verdict) string) string {
 		}
 		b.WriteString("\n")
 	}
-	if shown := min(len(t.First), ListedFirst); t.Count > shown {
-		fmt.Fprintf(&b, "  and %s more\n", number(t.Count-shown))
+	elsewhere := 0
+	for _, n := range t.Elsewhere {
+		elsewhere += n
+	}
+	if shown := min(len(t.First), ListedFirst); t.Count-elsewhere > shown {
+		fmt.Fprintf(&b, "  and %s more\n", number(t.Count-elsewhere-shown))
+	}
+	for _, by := range slices.Sorted(maps.Keys(t.Elsewhere)) {
+		which := "The other"
+		if len(t.First) == 0 && len(t.Elsewhere) == 1 && t.Elsewhere[by] == t.Count {
+			which = "All"
+		}
+		fmt.Fprintf(&b, "%s %s named in the same list of %s.\n", which, pluralIs(t.Elsewhere[by]), strings.TrimSuffix(by, ","))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -342,4 +364,12 @@ func actionVerbs(actions []admissionregistrationv1.ValidationAction) string {
 		return "deny"
 	}
 	return andList(verbs)
+}
+
+// pluralIs is "1 is", "3 are".
+func pluralIs(n int) string {
+	if n == 1 {
+		return "1 is"
+	}
+	return number(n) + " are"
 }

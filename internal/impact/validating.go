@@ -20,6 +20,10 @@ type Tally struct {
 	Count      int
 	First      []Verdict
 	Namespaces map[string]bool
+	// Elsewhere counts, by the subject of the warning that named them, the objects of the list
+	// that another warning of the run names already in the same list of the same policy and
+	// binding (Options.Subject).
+	Elsewhere map[string]int
 }
 
 func (t *Tally) add(v Verdict, keepAll bool) {
@@ -50,8 +54,10 @@ type Result struct {
 	MatchedKinds map[string]int
 	// The verdicts of the planned policy and binding.
 	Denied, Warned, Audited, CannotTell Tally
-	// Changed are the objects a mutating policy changes.
-	Changed Tally
+	// Changed are the objects a mutating policy changes; OrderDependent those whose next write
+	// it and the other mutating policies (of the cluster, or planned in the same run) leave
+	// otherwise in one order than in another (Verdict.Message says how).
+	Changed, OrderDependent Tally
 	// Flips, for a change: the objects the planned version denies and the live one does not
 	// (NewlyDenied), and the other way round (NoLongerDenied).
 	Flips                       bool
@@ -62,12 +68,43 @@ type Result struct {
 	Incomplete []string
 	// Elapsed is how long it took.
 	Elapsed time.Duration
+
+	plans   *Plans
+	subject string
+}
+
+// add adds v to the result's list t, named list, naming it there unless another subject of the
+// run named it already (Options.Subject).
+func (res *Result) add(t *Tally, list string, v Verdict, keepAll bool) {
+	if res.plans != nil && res.subject != "" && (keepAll || len(t.First) < ListedFirst) {
+		if by := res.plans.claim(res.Policy+"\x00"+res.Binding+"\x00"+list, v.Resource.String()+"/"+v.Ref(), res.subject); by != "" {
+			t.Count++
+			if v.Namespace != "" {
+				if t.Namespaces == nil {
+					t.Namespaces = map[string]bool{}
+				}
+				t.Namespaces[v.Namespace] = true
+			}
+			if t.Elsewhere == nil {
+				t.Elsewhere = map[string]int{}
+			}
+			t.Elsewhere[by]++
+			return
+		}
+	}
+	t.add(v, keepAll)
 }
 
 // Options shape one impact.
 type Options struct {
 	// KeepAll keeps every verdict in Result.All and the tallies, not the first ListedFirst.
 	KeepAll bool
+	// Subject, when set, is the subject of the warnings the result is for: an object that the
+	// warnings of another subject of the run name already, in the same list (denied, warned,
+	// audited, flipped, changed, cannot tell) of the same policy and binding, is counted but
+	// not named again (Tally.Elsewhere). A policy and its binding planned together report on
+	// the same pair: each object is named once per list.
+	Subject string
 }
 
 // ValidatingPair is a validating policy with one of its bindings.
@@ -84,7 +121,8 @@ func (c *Cluster) Validating(ctx context.Context, planned ValidatingPair, live *
 	ctx, cancel := context.WithTimeout(ctx, c.Bounds.budget())
 	defer cancel()
 	p := newValidating(validation.DefaultValidatingPolicy(planned.Policy), validation.DefaultValidatingPolicyBinding(planned.Binding))
-	res := &Result{Policy: planned.Policy.Name, Binding: planned.Binding.Name, Actions: p.binding.Spec.ValidationActions, MatchedKinds: map[string]int{}}
+	res := &Result{Policy: planned.Policy.Name, Binding: planned.Binding.Name, Actions: p.binding.Spec.ValidationActions, MatchedKinds: map[string]int{},
+		plans: &c.plans, subject: opts.Subject}
 	var l *validating
 	if live != nil {
 		l = newValidating(validation.DefaultValidatingPolicy(live.Policy), validation.DefaultValidatingPolicyBinding(live.Binding))
@@ -112,6 +150,10 @@ func (c *Cluster) Validating(ctx context.Context, planned ValidatingPair, live *
 		res.NoUpdate = !anyUpdate(p.policy.Spec.MatchConstraints)
 		return res
 	}
+	// The mutating policies planned beside this one change the writes first.
+	if note := c.plans.settle(ctx, c.clusterMutators(ctx).boundNames()); note != "" {
+		res.Incomplete = append(res.Incomplete, note)
+	}
 	r, err := c.newRun(ctx, true)
 	if err != nil {
 		res.Incomplete = append(res.Incomplete, err.Error())
@@ -133,9 +175,9 @@ func (c *Cluster) Validating(ctx context.Context, planned ValidatingPair, live *
 				switch {
 				case v.CannotTell != "" || was.CannotTell != "":
 				case v.Denied && !was.Denied:
-					res.NewlyDenied.add(v, opts.KeepAll)
+					res.add(&res.NewlyDenied, "newly denied", v, opts.KeepAll)
 				case was.Denied && !v.Denied:
-					res.NoLongerDenied.add(was, opts.KeepAll)
+					res.add(&res.NoLongerDenied, "no longer denied", was, opts.KeepAll)
 				}
 			}
 		})
@@ -157,19 +199,19 @@ func (res *Result) record(v Verdict, keepAll bool) {
 	}
 	switch {
 	case v.CannotTell != "":
-		res.CannotTell.add(v, keepAll)
+		res.add(&res.CannotTell, "cannot tell", v, keepAll)
 		return
 	case len(v.Changes) > 0:
-		res.Changed.add(v, keepAll)
+		res.add(&res.Changed, "changed", v, keepAll)
 	}
 	if v.Denied {
-		res.Denied.add(v, keepAll)
+		res.add(&res.Denied, "denied", v, keepAll)
 	}
 	if v.Warned {
-		res.Warned.add(v, keepAll)
+		res.add(&res.Warned, "warned", v, keepAll)
 	}
 	if v.Audited {
-		res.Audited.add(v, keepAll)
+		res.add(&res.Audited, "audited", v, keepAll)
 	}
 }
 

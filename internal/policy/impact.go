@@ -158,12 +158,12 @@ func validatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *validating
 		if live != nil {
 			was = &impact.ValidatingPair{Policy: live, Binding: b}
 		}
-		res := c.Validating(ctx, impact.ValidatingPair{Policy: p, Binding: b}, was, impact.Options{})
+		subject := fmt.Sprintf("ValidatingAdmissionPolicy %q, as planned, through its binding %q in the cluster,", p.Name, b.Name)
+		res := c.Validating(ctx, impact.ValidatingPair{Policy: p, Binding: b}, was, impact.Options{Subject: subject})
 		tflog.Debug(ctx, "impact of the planned policy", map[string]any{"policy": p.Name, "binding": b.Name, "result": res.String()})
 		addProbes(env, kindValidatingPolicy, p.Name, res, was == nil)
 		// The binding's gate, as the cluster records it (gateRecorded), holds for its policy too.
-		out = append(out, res.Warnings(report(c, fmt.Sprintf("ValidatingAdmissionPolicy %q, as planned, through its binding %q in the cluster,", p.Name, b.Name),
-			field.NewPath("spec", "validations"), gateRecorded(b)))...)
+		out = append(out, res.Warnings(report(c, subject, field.NewPath("spec", "validations"), gateRecorded(b)))...)
 	}
 	return out
 }
@@ -219,7 +219,7 @@ func validatingBindingImpact(ctx context.Context, env core.PlanEnv, b *validatin
 			was = &impact.ValidatingPair{Policy: live, Binding: liveBinding}
 		}
 	}
-	res := c.Validating(ctx, impact.ValidatingPair{Policy: policy, Binding: b}, was, impact.Options{})
+	res := c.Validating(ctx, impact.ValidatingPair{Policy: policy, Binding: b}, was, impact.Options{Subject: subject})
 	tflog.Debug(ctx, "impact of the planned binding", map[string]any{"policy": policy.Name, "binding": b.Name, "result": res.String()})
 	addProbes(env, kindValidatingBinding, b.Name, res, was == nil)
 	return res.Warnings(report(c, subject, field.NewPath("spec", "validationActions"), gate))
@@ -240,9 +240,9 @@ func mutatingPolicyImpact(ctx context.Context, env core.PlanEnv, p *mutatingPoli
 	var out []warning.Warning
 	for i := range bindings {
 		b := &bindings[i]
-		res := c.Mutating(ctx, impact.MutatingPair{Policy: p, Binding: b}, impact.Options{})
-		out = append(out, res.MutatingWarnings(report(c, fmt.Sprintf("MutatingAdmissionPolicy %q, as planned, through its binding %q in the cluster,", p.Name, b.Name),
-			field.NewPath("spec", "mutations"), false))...)
+		subject := fmt.Sprintf("MutatingAdmissionPolicy %q, as planned, through its binding %q in the cluster,", p.Name, b.Name)
+		res := c.Mutating(ctx, impact.MutatingPair{Policy: p, Binding: b}, impact.Options{Subject: subject})
+		out = append(out, res.MutatingWarnings(report(c, subject, field.NewPath("spec", "mutations"), false))...)
 	}
 	return out
 }
@@ -275,9 +275,9 @@ func mutatingBindingImpact(ctx context.Context, env core.PlanEnv, b *mutatingBin
 	if policy == nil {
 		return nil
 	}
-	res := c.Mutating(ctx, impact.MutatingPair{Policy: policy, Binding: b}, impact.Options{})
-	return res.MutatingWarnings(report(c, fmt.Sprintf("Binding %q of MutatingAdmissionPolicy %q, as planned,", b.Name, b.Spec.PolicyName),
-		field.NewPath("spec"), false))
+	subject = fmt.Sprintf("Binding %q of MutatingAdmissionPolicy %q, as planned,", b.Name, b.Spec.PolicyName)
+	res := c.Mutating(ctx, impact.MutatingPair{Policy: policy, Binding: b}, impact.Options{Subject: subject})
+	return res.MutatingWarnings(report(c, subject, field.NewPath("spec"), false))
 }
 
 // byID reports whether the binding's policy_name is what is not known yet of its spec: the id
@@ -290,4 +290,46 @@ func byID(env core.PlanEnv, policyName string) bool {
 func gateOf(env core.PlanEnv) bool {
 	m, ok := env.Plan.(*validatingBindingModel)
 	return ok && m.FailOnExistingDenials.ValueBool()
+}
+
+// The impact of a validating policy applies the mutating policies planned in the same run
+// first, and that of a mutating one weighs their order (impact.Plans): each plan of a policy or
+// binding records itself there as it begins its advice, before the checks that read the
+// cluster.
+
+// planBegins records that the plan of a policy or binding has begun.
+func planBegins(env core.PlanEnv) {
+	if c := impactCluster(env); c != nil {
+		c.Plans().Begin()
+	}
+}
+
+// planMutatingPolicy records the planned mutating policy (its spec, when known); the returned
+// func says its plan is over.
+func planMutatingPolicy(env core.PlanEnv, p *mutatingPolicy) (done func()) {
+	c := impactCluster(env)
+	if c == nil {
+		return func() {}
+	}
+	name := p.Name
+	if env.UnknownUnder("spec") {
+		p = nil
+	}
+	if name == "" {
+		return func() {}
+	}
+	return c.Plans().MutatingPolicy(name, p)
+}
+
+// planMutatingBinding records the planned mutating binding (its spec, when known).
+func planMutatingBinding(env core.PlanEnv, b *mutatingBinding) {
+	c := impactCluster(env)
+	if c == nil || b.Name == "" {
+		return
+	}
+	if env.UnknownUnder("spec") {
+		c.Plans().MutatingBinding(b.Name, nil)
+		return
+	}
+	c.Plans().MutatingBinding(b.Name, b)
 }

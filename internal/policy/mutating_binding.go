@@ -46,6 +46,7 @@ var mutatingBindings = newKind(kube.MutatingAdmissionPolicyBindings, policyKind[
 	defaults: validation.DefaultMutatingPolicyBinding,
 	check:    validation.MutatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env core.PlanEnv, b *mutatingBinding) []warning.Warning {
+		planMutatingBinding(env, b)
 		return append(adviseBinding(ctx, env, mutatingPolicies, &plannedMutating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *mutatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "mutating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,

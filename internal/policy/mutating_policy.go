@@ -144,6 +144,7 @@ var mutatingPolicies = newKind(kube.MutatingAdmissionPolicies, policyKind[mutati
 	check:    validation.MutatingPolicyCheck,
 	advise: func(ctx context.Context, env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 		recordPlanned(&plannedMutating, env, p.Name, p)
+		defer planMutatingPolicy(env, p)()
 		ws := typeCheckMutating(env, p)
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("mutating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)

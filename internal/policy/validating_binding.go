@@ -75,6 +75,7 @@ var validatingBindings = gated(describe(kube.ValidatingAdmissionPolicyBindings, 
 	defaults: validation.DefaultValidatingPolicyBinding,
 	check:    validation.ValidatingPolicyBindingCheck,
 	advise: func(ctx context.Context, env core.PlanEnv, b *validatingBinding) []warning.Warning {
+		planBegins(env)
 		return append(adviseBinding(ctx, env, validatingPolicies, &plannedValidating, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources,
 			func(p *validatingPolicy) advice.BoundPolicy {
 				return advice.BoundPolicy{Kind: "validating admission policy", Name: p.Name, ParamKind: p.Spec.ParamKind,

@@ -137,6 +137,7 @@ var validatingPolicies = describe(kube.ValidatingAdmissionPolicies, policyKind[v
 	check:    validation.ValidatingPolicyCheck,
 	advise: func(ctx context.Context, env core.PlanEnv, p *validatingPolicy) []warning.Warning {
 		recordPlanned(&plannedValidating, env, p.Name, p)
+		planBegins(env)
 		ws := typeCheckValidating(env, p)
 		if !env.UnknownUnder("spec.matchConstraints") {
 			ws = append(ws, advice.PolicyExactBypass("validating admission policy", p.Spec.MatchConstraints, advice.ServedVersions(ctx, env.Live()))...)

@@ -23,9 +23,11 @@ import (
 // mutating, which make the same calls for variables and match conditions).
 
 // compileFilters stores a policy's variables in compiler and compiles its
-// match conditions; the matcher is nil when there are none.
+// match conditions (their evaluator wrapped by the first of wrap, when given); the matcher is
+// nil when there are none.
 func compileFilters(compiler *cel.CompositedCompiler, opts cel.OptionalVariableDeclarations, policyName string,
-	vars []admissionregistrationv1.Variable, mcs []admissionregistrationv1.MatchCondition, failurePolicy *admissionregistrationv1.FailurePolicyType) matchconditions.Matcher {
+	vars []admissionregistrationv1.Variable, mcs []admissionregistrationv1.MatchCondition, failurePolicy *admissionregistrationv1.FailurePolicyType,
+	wrap ...func(cel.ConditionEvaluator) cel.ConditionEvaluator) matchconditions.Matcher {
 	variables := make([]cel.NamedExpressionAccessor, len(vars))
 	for i, v := range vars {
 		variables[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
@@ -38,7 +40,11 @@ func compileFilters(compiler *cel.CompositedCompiler, opts cel.OptionalVariableD
 	for i := range mcs {
 		accessors[i] = (*matchconditions.MatchCondition)(&mcs[i])
 	}
-	return matchconditions.NewMatcher(compiler.CompileCondition(accessors, opts, environment.StoredExpressions), failurePolicy, "policy", "validate", policyName)
+	conditions := compiler.CompileCondition(accessors, opts, environment.StoredExpressions)
+	if len(wrap) > 0 {
+		conditions = wrap[0](conditions)
+	}
+	return matchconditions.NewMatcher(conditions, failurePolicy, "policy", "validate", policyName)
 }
 
 // policyHook is the hook the policy source makes of a policy and its

@@ -57,15 +57,25 @@ type compiledValidating struct {
 // (k8s.io/apiserver pkg/admission/plugin/policy/validating compilePolicy,
 // which is not exported: the same calls, in the same order).
 func compileValidating(policy *admissionregistrationv1.ValidatingAdmissionPolicy) compiledValidating {
+	return compileValidatingIn(policy, compositionEnv(), nil)
+}
+
+// compileValidatingIn is compileValidating in the composition environment env, with the
+// evaluators of the match conditions and validations wrapped by wrap (when not nil).
+func compileValidatingIn(policy *admissionregistrationv1.ValidatingAdmissionPolicy, env *environment.EnvSet,
+	wrap func(cel.ConditionEvaluator) cel.ConditionEvaluator) compiledValidating {
+	if wrap == nil {
+		wrap = func(e cel.ConditionEvaluator) cel.ConditionEvaluator { return e }
+	}
 	hasParam := policy.Spec.ParamKind != nil
 	optionalVars := cel.OptionalVariableDeclarations{HasParams: hasParam, HasAuthorizer: true}
 	expressionOptionalVars := cel.OptionalVariableDeclarations{HasParams: hasParam, HasAuthorizer: false}
 	failurePolicy := policy.Spec.FailurePolicy
-	filterCompiler, err := cel.NewCompositedCompiler(compositionEnv())
+	filterCompiler, err := cel.NewCompositedCompiler(env)
 	if err != nil {
 		return compiledValidating{validator: validating.NewValidator(nil, nil, nil, nil, failurePolicy, err)}
 	}
-	matcher := compileFilters(filterCompiler, optionalVars, policy.Name, policy.Spec.Variables, policy.Spec.MatchConditions, failurePolicy)
+	matcher := compileFilters(filterCompiler, optionalVars, policy.Name, policy.Spec.Variables, policy.Spec.MatchConditions, failurePolicy, wrap)
 	validations := make([]cel.ExpressionAccessor, len(policy.Spec.Validations))
 	messages := make([]cel.ExpressionAccessor, len(policy.Spec.Validations))
 	for i, v := range policy.Spec.Validations {
@@ -80,7 +90,7 @@ func compileValidating(policy *admissionregistrationv1.ValidatingAdmissionPolicy
 	}
 	return compiledValidating{
 		validator: validating.NewValidator(
-			filterCompiler.CompileCondition(validations, optionalVars, environment.StoredExpressions),
+			wrap(filterCompiler.CompileCondition(validations, optionalVars, environment.StoredExpressions)),
 			matcher,
 			filterCompiler.CompileCondition(audits, optionalVars, environment.StoredExpressions),
 			filterCompiler.CompileCondition(messages, expressionOptionalVars, environment.StoredExpressions),
