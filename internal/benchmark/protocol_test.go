@@ -149,13 +149,15 @@ func standInAPIServer(tb testing.TB, gone *atomic.Bool, gets *atomic.Int32) *htt
 	return srv
 }
 
-// configure configures the provider with host alone.
+// configure configures the provider with host, and without the proof at apply that the API
+// server can call a webhook: the stand-in server calls no webhook, and the fixture counts the
+// requests of the write path alone (the proof's are TestAccProofCost's in internal/webhook).
 func configure(tb testing.TB, server tfprotov6.ProviderServer, s *tfprotov6.Schema, host string) {
 	typ, ok := s.ValueType().(tftypes.Object)
 	if !ok {
 		tb.Fatal("the provider schema is not an object")
 	}
-	cfg, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, map[string]any{"host": host}))
+	cfg, err := tfprotov6.NewDynamicValue(typ, tfValue(typ, map[string]any{"host": host, "prove_webhooks": false}))
 	if err != nil {
 		tb.Fatal(err)
 	}

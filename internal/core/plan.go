@@ -23,6 +23,14 @@ var lastPlanStart atomic.Int64
 
 func planStarted() { lastPlanStart.Store(time.Now().UnixNano()) }
 
+// plansInFlight counts the plans of resources running in this provider process: a check that
+// waits for another resource's plan tells from it whether Terraform's concurrent plans are
+// all waiting too (PlansInFlight).
+var plansInFlight atomic.Int64
+
+// PlansInFlight is the number of plans of resources running in this provider process.
+func PlansInFlight() int64 { return plansInFlight.Load() }
+
 // LastPlanStart is when a plan of a resource last started in this provider process; the zero
 // time before any.
 func LastPlanStart() time.Time {
@@ -55,6 +63,8 @@ func (r *Resource[M, T]) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return // destroy
 	}
 	planStarted()
+	plansInFlight.Add(1)
+	defer plansInFlight.Add(-1)
 	create := req.State.Raw.IsNull()
 	if !create && req.Plan.Raw.Equal(req.State.Raw) {
 		return

@@ -264,7 +264,7 @@ func TestAccImpactPlannedChain(t *testing.T) {
 	began := time.Now()
 	diags := plan()
 	planTime := time.Since(began)
-	subject := `Binding "chain-team-required" of ValidatingAdmissionPolicy "chain-team-required", as planned,`
+	subject := `Binding "chain-team-required" of ValidatingAdmissionPolicy "chain-team-required", as planned`
 	denied := map[string]bool{}
 	for _, d := range diags {
 		if d.Summary == impact.SummaryDeny && strings.Contains(d.Detail, subject) {
@@ -277,7 +277,7 @@ func TestAccImpactPlannedChain(t *testing.T) {
 			t.Errorf("incomplete: %s", d.Detail)
 		}
 	}
-	changed := listedCount(t, find(t, diags, impact.SummaryChange, `Binding "chain-team" of MutatingAdmissionPolicy "chain-team", as planned,`).Detail,
+	changed := listedCount(t, find(t, diags, impact.SummaryChange, `Binding "chain-team" of MutatingAdmissionPolicy "chain-team", as planned`).Detail,
 		"would change ")
 	if changed != 40 {
 		t.Errorf("the mutating policy changes %d objects, want 40", changed)
@@ -306,7 +306,7 @@ func TestAccImpactPlannedChain(t *testing.T) {
 	// counts those objects apart, naming the orders.
 	module(chainTeam("has(object.metadata.labels.team)", ""), chainTier("a"), chainTier("b"), chainTierCheck)
 	diags = plan()
-	order := find(t, diags, impact.SummaryOrder, `Binding "chain-tier-a" of MutatingAdmissionPolicy "chain-tier-a", as planned,`)
+	order := find(t, diags, impact.SummaryOrder, `Binding "chain-tier-a" of MutatingAdmissionPolicy "chain-tier-a", as planned`)
 	tiered := listedRefs(order.Detail)
 	for i := 3; i < chainObjects; i += 10 {
 		if !tiered[ref(i)] {
@@ -316,7 +316,7 @@ func TestAccImpactPlannedChain(t *testing.T) {
 	if len(tiered) != 10 || !strings.Contains(order.Detail, "chain-tier-b") || !strings.Contains(order.Detail, "metadata.labels.tier") {
 		t.Errorf("the order warning: %s", order.Detail)
 	}
-	apart := find(t, diags, impact.SummaryIncomplete, `Binding "chain-tier" of ValidatingAdmissionPolicy "chain-tier", as planned,`)
+	apart := find(t, diags, impact.SummaryIncomplete, `Binding "chain-tier" of ValidatingAdmissionPolicy "chain-tier", as planned`)
 	if !strings.Contains(apart.Detail, "cannot tell for 10 objects") || !strings.Contains(apart.Detail, "depends on the order") ||
 		!strings.Contains(apart.Detail, "warned after") || !strings.Contains(apart.Detail, "admitted after") {
 		t.Errorf("the validating policy's objects that turn on the order: %s", apart.Detail)
@@ -382,7 +382,7 @@ func TestAccImpactPlannedChain(t *testing.T) {
 	// 4. A policy that reads the writer: only the protected objects are apart.
 	module(chainTeam(stricter, selector), chainTier("a"), chainTier("b"), chainTierCheck, chainProtected)
 	diags = plan()
-	protected := `Binding "chain-protected" of ValidatingAdmissionPolicy "chain-protected", as planned,`
+	protected := `Binding "chain-protected" of ValidatingAdmissionPolicy "chain-protected", as planned`
 	none := find(t, diags, impact.SummaryNone, protected)
 	if !strings.Contains(none.Detail, "that it could judge (96 objects; it cannot tell for 4 objects, below)") {
 		t.Errorf("the protected objects: %s", none.Detail)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -69,46 +70,86 @@ func typeCheckMutating(env core.PlanEnv, p *mutatingPolicy) []warning.Warning {
 
 // A binding whose policy is not in the cluster waits a bounded moment for a policy of that
 // name planned in the same run: Terraform plans resources concurrently (-parallelism, 10 by
-// default), so with a literal policy_name the binding may plan before or after its policy. It
-// waits while Terraform is still planning (a plan of some resource started within
-// plannedIdle), at most plannedMaxWait; each of the provider's plans records the policies it
-// plans (plannedOf) as it begins its advice.
+// default), so with a literal policy_name the binding may plan before or after its policy.
+// Each of the provider's plans records the policies it plans (plannedOf) as it begins its
+// advice. The binding waits at most plannedMaxWait, and stops early once Terraform has gone
+// quiet: no plan started within plannedIdle and every plan still running is a binding waiting
+// like this one. Quiet can mean two things: Terraform has nothing more to plan (the policy is
+// nowhere), or all of its concurrent plans are such bindings, so no policy can start until
+// one of them returns. The second needs at least as many waiting bindings as Terraform plans
+// at once; from plannedSaturated waiting bindings the binding says it could not tell
+// (plannedUnknown) rather than that the policy does not exist.
 const (
-	plannedIdle    = 2 * time.Second
-	plannedMaxWait = 10 * time.Second
-	plannedPoll    = 20 * time.Millisecond
+	plannedIdle      = 2 * time.Second
+	plannedMaxWait   = 10 * time.Second
+	plannedPoll      = 20 * time.Millisecond
+	plannedSaturated = 10 // Terraform's default -parallelism
 )
 
-// awaitPlanned is plannedPolicy once the policy named name is planned in this run, or not
-// planned (false) when the provider's plans have gone quiet for plannedIdle, plannedMaxWait
-// has passed, or ctx is done.
-func awaitPlanned[P any](ctx context.Context, per *core.PerClient[*sync.Map], env core.PlanEnv, name string) (*P, bool) {
+// plannedWaiting counts the bindings waiting in awaitPlanned.
+var plannedWaiting atomic.Int64
+
+// What awaitPlanned found of the policy.
+type plannedOutcome int
+
+const (
+	plannedFound   plannedOutcome = iota // planned in this run
+	plannedNowhere                       // not planned: Terraform planned everything else it could
+	plannedUnknown                       // Terraform's concurrent plans were all waiting bindings
+)
+
+// awaitPlanned is plannedPolicy once the policy named name is planned in this run; otherwise
+// what it could tell when Terraform went quiet (above), plannedMaxWait passed, or ctx was done.
+func awaitPlanned[P any](ctx context.Context, per *core.PerClient[*sync.Map], env core.PlanEnv, name string) (*P, plannedOutcome) {
 	start := time.Now()
+	plannedWaiting.Add(1)
+	defer plannedWaiting.Add(-1)
 	tick := time.NewTicker(plannedPoll)
 	defer tick.Stop()
 	for {
 		if p, ok := plannedPolicy[P](per, env, name); ok {
 			tflog.Debug(ctx, "the bound policy is planned in this run", map[string]any{"policy": name, "waited": time.Since(start).String()})
-			return p, true
+			return p, plannedFound
 		}
 		last := core.LastPlanStart()
 		if last.Before(start) {
 			last = start
 		}
-		if time.Since(last) > plannedIdle || time.Since(start) > plannedMaxWait {
-			return nil, false
+		if time.Since(start) > plannedMaxWait {
+			return nil, plannedNowhere
+		}
+		if time.Since(last) > plannedIdle {
+			if outcome, quiet := quietOutcome(plannedWaiting.Load(), core.PlansInFlight()); quiet {
+				tflog.Debug(ctx, "the bound policy is not planned in this run so far", map[string]any{"policy": name, "outcome": int(outcome)})
+				return nil, outcome
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, false
+			return nil, plannedNowhere
 		case <-tick.C:
 		}
 	}
 }
 
+// quietOutcome is what waiting bindings can tell once no plan has started for plannedIdle,
+// given how many bindings wait and how many plans run: nothing while some other plan still
+// runs (quiet is false), which may be the policy's, else whether their number may fill
+// Terraform's concurrent plans.
+func quietOutcome(waiting, inFlight int64) (outcome plannedOutcome, quiet bool) {
+	if inFlight > waiting {
+		return 0, false
+	}
+	if waiting >= plannedSaturated {
+		return plannedUnknown, true
+	}
+	return plannedNowhere, true
+}
+
 // Summaries of the advice at plan.
 const (
 	summaryNoPolicy     = "Binding to a policy that does not exist"
+	summaryPolicyNotYet = "Binding to a policy not planned yet"
 	summaryNoParamRef   = "Binding without param_ref to a policy with param_kind"
 	summaryTypeChecking = "Expression does not type-check"
 )
@@ -133,7 +174,20 @@ func adviseBinding[M core.Model, P any](ctx context.Context, env core.PlanEnv, p
 	if !ok && err == nil && p == nil {
 		// Not in the cluster: the policy may be planned in this run, before or after the
 		// binding (a literal policy_name orders nothing).
-		pp, ok = awaitPlanned[P](ctx, planned, env, policyName)
+		var outcome plannedOutcome
+		pp, outcome = awaitPlanned[P](ctx, planned, env, policyName)
+		ok = outcome == plannedFound
+		if outcome == plannedUnknown {
+			return []warning.Warning{{
+				Path:    field.NewPath("spec", "policyName"),
+				Kind:    warning.Reference,
+				Summary: summaryPolicyNotYet,
+				Message: fmt.Sprintf("There is no %s named %q in the cluster, and its plan had not begun when this binding's plan "+
+					"could wait no longer: all of Terraform's concurrent plans were bindings waiting for their policies. If the policy "+
+					"is in this configuration, nothing is wrong; set policy_name to that resource's metadata[0].name so that Terraform "+
+					"plans the policy first.", policies.API.Kind, policyName),
+			}}
+		}
 	}
 	if ok {
 		if pp == nil {
