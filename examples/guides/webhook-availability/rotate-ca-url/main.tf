@@ -6,19 +6,16 @@ terraform {
   }
 }
 
-# Rotating a webhook's CA in three steps; each apply is proven by the API
-# server before it is written (prove_webhooks, on by default):
+# The CA of a webhook reached by URL, rotated in three applies:
 #
-#   1. ca_pems = [old, new] and apply: the bundle trusts both CAs; the proof
-#      shows that the backend's certificate, still from the old CA, verifies.
+#   1. ca_pems = [old, new], and apply.
 #   2. Outside this configuration, re-issue the backend's serving certificate
-#      from the new CA and roll the backend out. Both bundles' CAs are trusted
-#      meanwhile, so no request fails.
-#   3. ca_pems = [new] and apply: before the old CA is dropped, the proof shows
-#      that the API server verifies the backend's certificate with the new CA
-#      alone. Had step 2 not happened yet, this apply fails with
-#      "x509: certificate signed by unknown authority" and the bundle stays
-#      [old, new].
+#      from the new CA and roll the backend out.
+#   3. ca_pems = [new], plan, and apply.
+#
+# The plan checks each step's certificates (offline, and by a TLS handshake
+# with the backend). The apply writes a step only once the API server has
+# called the backend with the new bundle (prove_webhooks, on by default).
 variable "ca_pems" {
   description = "PEM certificates of the CAs the API server trusts for the webhook, oldest first."
   type        = list(string)
