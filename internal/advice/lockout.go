@@ -265,41 +265,6 @@ func probesOf(h *admissionregistrationv1.MutatingWebhook) []criticalRequest {
 	return requests
 }
 
-// LockoutProbe is one of the requests the lockout check puts to the API server's matcher.
-type LockoutProbe struct {
-	Operation   admission.Operation
-	Resource    schema.GroupVersionResource
-	Kind        string
-	Subresource string
-	Namespace   string
-	Name        string
-	User        user.Info
-}
-
-// LockoutProbes are the requests the lockout check tries on webhook i of obj, so that a test
-// can put the same requests to a real API server.
-func LockoutProbes(obj *admissionregistrationv1.MutatingWebhookConfiguration, i int) []LockoutProbe {
-	var out []LockoutProbe
-	for _, r := range probesOf(&obj.Webhooks[i]) {
-		out = append(out, LockoutProbe{r.op, r.gvr, r.kind, r.sub, r.namespace, r.name, r.user})
-	}
-	return out
-}
-
-// LockoutIntercepts is the lockout check's verdict on webhook i of obj for p: whether the API
-// server calls it, and whether that is known (false when a match condition cannot be
-// evaluated on the synthetic request).
-func LockoutIntercepts(obj *admissionregistrationv1.MutatingWebhookConfiguration, i int, p LockoutProbe) (intercepted, known bool) {
-	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
-	switch hookCalled(newMatcher(), matching.MutatingWebhooks(obj)[i], r.attributes()) {
-	case called:
-		return true, true
-	case notCalled:
-		return false, true
-	}
-	return false, false
-}
-
 // failsClosed reports whether a webhook's or a policy's failurePolicy is Fail (the default).
 func failsClosed(fp *admissionregistrationv1.FailurePolicyType) bool {
 	return fp == nil || *fp == admissionregistrationv1.Fail

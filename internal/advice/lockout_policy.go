@@ -142,28 +142,3 @@ func policyWarnings(p *field.Path, subject string, hit map[harm][]criticalReques
 	delete(others, harmSystem)
 	return append(harmWarnings(p, system, map[harm][]criticalRequest{harmSystem: hit[harmSystem]}, ""), harmWarnings(p, general, others, "")...)
 }
-
-// PolicyLockoutProbes are the requests PolicyLockout and MutatingPolicyLockout try, so that a
-// test can put the same requests to a real API server.
-func PolicyLockoutProbes() []LockoutProbe {
-	var out []LockoutProbe
-	for _, r := range systemRequests {
-		out = append(out, LockoutProbe{r.op, r.gvr, r.kind, r.sub, r.namespace, r.name, r.user})
-	}
-	return out
-}
-
-// PolicyIntercepts is the lockout check's verdict on a validating admission policy bound by
-// binding for p: whether the API server evaluates the policy on it, and whether that is known.
-func PolicyIntercepts(policy *admissionregistrationv1.ValidatingAdmissionPolicy, binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
-	p LockoutProbe) (intercepted, known bool) {
-	r := criticalRequest{gvr: p.Resource, kind: p.Kind, sub: p.Subresource, namespace: p.Namespace, name: p.Name, op: p.Operation, user: p.User}
-	switch policyCalled(newMatcher(), policy.Spec.MatchConstraints, binding.Spec.MatchResources, policy.Spec.MatchConditions,
-		policy.Spec.ParamKind != nil, "validating", policy.Name, r.attributes()) {
-	case called:
-		return true, true
-	case notCalled:
-		return false, true
-	}
-	return false, false
-}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/cel-go/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/internal/switches"
 )
 
 // CompileMatchCondition returns what k8s.io/apiserver's compiler returns for a webhook's match
@@ -30,7 +32,7 @@ func CompileMatchCondition(env Env, expr string) *apiservercel.Error {
 // message, is the compiler's own.
 func compile(env Env, expr string) (result *apiservercel.Error) {
 	defer recoverCompilerPanic(&result)
-	if !shortcuts.Load() {
+	if switches.NoShortcuts.Load() { // only benchmarks turn them off (celtest.SetShortcuts)
 		return fullCompile(env, expr)
 	}
 	if shape, placeholders, ok := shapeOf(expr); ok && validShape(env, shape, placeholders) {
@@ -40,25 +42,6 @@ func compile(env Env, expr string) (result *apiservercel.Error) {
 		return nil
 	}
 	return fullCompile(env, expr)
-}
-
-// shortcuts turns the shortcuts of compile and Precompile off when false, and parallel the
-// parallel Precompile, for the benchmarks that measure them beside the plain compiler
-// (SetShortcuts).
-var shortcuts, parallel = atomicTrue(), atomicTrue()
-
-func atomicTrue() *atomic.Bool {
-	b := &atomic.Bool{}
-	b.Store(true)
-	return b
-}
-
-// SetShortcuts turns the shortcuts (shapes, programs skipped) and the parallel Precompile on
-// or off, for benchmarks that measure them; both are on unless a benchmark says otherwise. It
-// changes no result.
-func SetShortcuts(on, parallelPrecompile bool) {
-	shortcuts.Store(on)
-	parallel.Store(parallelPrecompile)
 }
 
 // fullCompile runs k8s.io/apiserver's compiler on one trimmed expression, with the variables of
@@ -120,7 +103,7 @@ func Precompile(pending []Pending) {
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	if !shortcuts.Load() || !parallel.Load() {
+	if switches.NoShortcuts.Load() || switches.NoParallel.Load() {
 		workers = 0
 	}
 	if workers < 2 {
@@ -147,7 +130,3 @@ func Precompile(pending []Pending) {
 // cache (cache, policy.go) by environment and expression, and all else a result depends on
 // (compileKey). compileCacheSize bounds it.
 const compileCacheSize = 4096
-
-// ResetCache empties the cache of results; benchmarks use it to measure cold compiles, as in a
-// new provider process.
-func ResetCache() { cache.reset() }

@@ -177,7 +177,7 @@ func checkShortcuts(t *testing.T, expr string) {
 // TestShortcutsAgreeWithCompiler: on every expression of the corpus, compile gives the
 // compiler's result, and no shortcut accepts what the compiler rejects.
 func TestShortcutsAgreeWithCompiler(t *testing.T) {
-	ResetCache()
+	celtest.ResetCache()
 	for _, expr := range shortcutCorpus {
 		checkShortcuts(t, expr)
 	}
@@ -186,7 +186,7 @@ func TestShortcutsAgreeWithCompiler(t *testing.T) {
 // TestCompilerPanic: an expression the compiler panics on is rejected with an internal error,
 // as the API server rejects it (it resets the request), and does not crash the provider.
 func TestCompilerPanic(t *testing.T) {
-	ResetCache()
+	celtest.ResetCache()
 	err := compile(assumedNew, `{b'x': 1}.size() == 1`)
 	if err == nil || err.Type != apiservercel.ErrorTypeInternal || !strings.Contains(err.Detail, "unhashable") {
 		t.Errorf("compile = %s, want an internal error naming the panic", describe(err))
@@ -245,7 +245,7 @@ var shapeValues = []string{
 // changes the verdict.
 func TestShapeFamilies(t *testing.T) {
 	for _, family := range shapeFamilies {
-		ResetCache()
+		celtest.ResetCache()
 		slots := strings.Count(family, "%s")
 		fill := func(v string) string {
 			args := make([]any, slots)

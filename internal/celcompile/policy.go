@@ -14,6 +14,8 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/internal/switches"
 )
 
 // The CEL expressions of the policy kinds, compiled as k8s.io/kubernetes
@@ -343,17 +345,19 @@ type compileKey struct {
 
 // cache is the one cache of compile results, of webhooks' match conditions and of policies'
 // expressions alike, and of the verdicts on shapes (kindShape). It forgets everything when it
-// holds compileCacheSize entries.
+// holds compileCacheSize entries, and when a benchmark empties it (celtest.ResetCache).
 var cache = &boundedCache[compileKey, compiled]{m: map[compileKey]compiled{}}
 
 type boundedCache[K comparable, V any] struct {
 	sync.Mutex
-	m map[K]V
+	m          map[K]V
+	generation uint64 // switches.CacheGeneration when m was last emptied for it
 }
 
 func (c *boundedCache[K, V]) get(k K) (V, bool) {
 	c.Lock()
 	defer c.Unlock()
+	c.forgetIfReset()
 	v, ok := c.m[k]
 	return v, ok
 }
@@ -361,6 +365,7 @@ func (c *boundedCache[K, V]) get(k K) (V, bool) {
 func (c *boundedCache[K, V]) has(k K) bool {
 	c.Lock()
 	defer c.Unlock()
+	c.forgetIfReset()
 	_, ok := c.m[k]
 	return ok
 }
@@ -368,14 +373,17 @@ func (c *boundedCache[K, V]) has(k K) bool {
 func (c *boundedCache[K, V]) put(k K, v V) {
 	c.Lock()
 	defer c.Unlock()
+	c.forgetIfReset()
 	if len(c.m) >= compileCacheSize {
 		clear(c.m)
 	}
 	c.m[k] = v
 }
 
-func (c *boundedCache[K, V]) reset() {
-	c.Lock()
-	defer c.Unlock()
-	clear(c.m)
+// forgetIfReset empties c if switches.CacheGeneration changed since c last looked; c is locked.
+func (c *boundedCache[K, V]) forgetIfReset() {
+	if g := switches.CacheGeneration.Load(); g != c.generation {
+		clear(c.m)
+		c.generation = g
+	}
 }

@@ -49,16 +49,6 @@ const (
 	SummaryOrder       = "Mutating policies' result depends on their order"
 )
 
-// IsImpact reports whether summary is one of the impact's.
-func IsImpact(summary string) bool {
-	switch summary {
-	case SummaryDeny, SummaryWarn, SummaryAudit, SummaryNone, SummaryFlips, SummaryIncomplete, SummaryChange, SummaryNoChange,
-		SummaryReject, SummaryKnownLater, SummaryGateFailure, SummaryOrder:
-		return true
-	}
-	return false
-}
-
 // nextWrite says which write the verdicts are about.
 const nextWrite = "on their next write (each evaluated as an UPDATE that leaves it unchanged: what the next kubectl apply, " +
 	"helm upgrade, sync or controller update of it is)"

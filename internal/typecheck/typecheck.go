@@ -40,7 +40,8 @@ type Warning struct {
 type Checker struct {
 	// builtin is the built-in API (builtinapi.Default).
 	builtin func() (*builtinapi.API, error)
-	// liveOnce calls the live function of New on its first call only.
+	// liveOnce calls the live function of New on its first call only; askedLive says that
+	// it was called (the tests' LiveError reports nothing before).
 	liveOnce  func() (*liveAPI, error)
 	askedLive atomic.Bool
 	types     *validating.TypeChecker
@@ -95,15 +96,4 @@ func New(cluster func() (*live.Reader, error)) *Checker {
 	})
 	c.types = &validating.TypeChecker{SchemaResolver: schemaResolver{c}, RestMapper: restMapper{c}}
 	return c
-}
-
-// LiveError is why the cluster's API could not be had, if the Checker needed it and failed:
-// the kinds it did not resolve were then not checked; or which groups' discovery failed, when
-// the rest was read. Nil if it was never needed or worked.
-func (c *Checker) LiveError() error {
-	if !c.askedLive.Load() {
-		return nil
-	}
-	_, err := c.liveAPI()
-	return err
 }

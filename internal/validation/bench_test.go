@@ -34,7 +34,7 @@ func benchValidate(b *testing.B, o *mwc, cold bool) {
 	for b.Loop() {
 		if cold {
 			b.StopTimer()
-			celcompile.ResetCache()
+			celtest.ResetCache()
 			b.StartTimer()
 		}
 		Validate(o)

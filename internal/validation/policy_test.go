@@ -8,7 +8,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
 )
 
@@ -35,7 +34,7 @@ func TestPoliciesConcurrently(t *testing.T) {
 	for i, p := range policies {
 		sequential[i] = fmt.Sprint(ValidateValidatingPolicy(p))
 	}
-	celcompile.ResetCache()
+	celtest.ResetCache()
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
@@ -87,7 +86,7 @@ func BenchmarkValidatePolicy(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			celcompile.ResetCache()
+			celtest.ResetCache()
 			ValidateValidatingPolicy(p)
 		}
 	})

@@ -3,7 +3,6 @@ package validation
 import (
 	"testing"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
 )
 
@@ -25,8 +24,8 @@ func BenchmarkShortcuts(b *testing.B) {
 			shortcuts, parallel bool
 		}{{"plain", false, false}, {"shortcuts-sequential", true, false}, {"shortcuts", true, true}} {
 			b.Run(c.name+"/"+mode.name, func(b *testing.B) {
-				defer celcompile.SetShortcuts(true, true)
-				celcompile.SetShortcuts(mode.shortcuts, mode.parallel)
+				defer celtest.SetShortcuts(true, true)
+				celtest.SetShortcuts(mode.shortcuts, mode.parallel)
 				benchValidate(b, c.o, true)
 			})
 		}

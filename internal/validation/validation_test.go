@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/celcompile/celtest"
 )
 
 type mwc = admissionregistrationv1.MutatingWebhookConfiguration
@@ -763,7 +763,7 @@ func TestCreateOnly(t *testing.T) {
 // rejects it (it resets the request), within Validate, where expressions are compiled on
 // several goroutines (internal/celcompile tests the compile itself).
 func TestCompilerPanicInValidate(t *testing.T) {
-	celcompile.ResetCache()
+	celtest.ResetCache()
 	o := configWith(1, true)
 	o.Webhooks[0].MatchConditions[3].Expression = `{b'y': 1}.size() == 1`
 	errs := Validate(o)

@@ -1,5 +1,6 @@
-// Package celtest holds match conditions of the kinds people write, for the tests and
-// benchmarks of the CEL compile (internal/celcompile) and of the validation that uses it.
+// Package celtest holds match conditions of the kinds people write, and the switches of the
+// compile (SetShortcuts, ResetCache), for the tests and benchmarks of the CEL compile
+// (internal/celcompile) and of the validation that uses it. Only tests import it.
 package celtest
 
 import (
