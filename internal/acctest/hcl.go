@@ -88,7 +88,9 @@ func field(b *strings.Builder, depth int, key string, v any) {
 		if len(v) > 0 {
 			if _, ok := v[0].(map[string]any); ok {
 				for _, e := range v {
-					block(b, depth, name, e.(map[string]any))
+					if m, ok := e.(map[string]any); ok {
+						block(b, depth, name, m)
+					}
 				}
 				return
 			}

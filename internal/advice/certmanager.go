@@ -84,7 +84,7 @@ func CertManagerWarnings(ctx context.Context, r *live.Reader, obj *admissionregi
 	}
 	notAfter, okAfter := statusTime(cert, "notAfter")
 	renewal, okRenewal := statusTime(cert, "renewalTime")
-	if okAfter && (now.After(notAfter) || notAfter.Sub(now) <= window && !(okRenewal && renewal.After(now))) {
+	if okAfter && (now.After(notAfter) || notAfter.Sub(now) <= window && (!okRenewal || !renewal.After(now))) {
 		state := "expires in " + days(notAfter.Sub(now))
 		if now.After(notAfter) {
 			state = "expired " + days(now.Sub(notAfter)) + " ago"

@@ -224,8 +224,6 @@ func TestAccLockoutAgreesWithServer(t *testing.T) {
 	}
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 func describeProbe(p criticalRequest) string {
 	r := p.gvr.Resource
 	if p.sub != "" {

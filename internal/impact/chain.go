@@ -153,14 +153,6 @@ func (c *Cluster) chain(ctx context.Context, planned *MutatingPair) (list []muta
 	return list, unknown, nil
 }
 
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
-}
-
 // mutatingReadsWriter is what of the writer a mutating policy's expressions read.
 func mutatingReadsWriter(p *admissionregistrationv1.MutatingAdmissionPolicy) string {
 	var exprs []string

@@ -142,7 +142,9 @@ func addProbes(env core.PlanEnv, kind, name string, res *impact.Result, fresh bo
 	m := probesOf(env.Client)
 	key := kind + "/" + name
 	if v, ok := m.Load(key); ok {
-		ps = append(v.([]probe), ps...)
+		if prev, ok := v.([]probe); ok {
+			ps = append(prev, ps...)
+		}
 	}
 	m.Store(key, ps)
 }
@@ -194,7 +196,7 @@ func waitEnforced(ctx context.Context, c *kube.Client, kind, name string) diag.D
 	until := written.Add(reloadWait)
 	var ps []probe
 	if v, ok := probesOf(c).LoadAndDelete(kind + "/" + name); ok {
-		ps = v.([]probe)
+		ps, _ = v.([]probe)
 	}
 	if len(ps) > 0 {
 		proof, err := prove(ctx, c, ps, until)

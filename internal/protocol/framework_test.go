@@ -19,7 +19,7 @@ func requiredVersion(t *testing.T, path, module string) (version string, replace
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	block := ""
 	for sc.Scan() {

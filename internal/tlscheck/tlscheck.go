@@ -155,7 +155,7 @@ func (c *Checker) handshake(ctx context.Context, address, host string, caBundle 
 		res.Took = time.Since(start)
 		return res
 	}
-	defer raw.Close()
+	defer func() { _ = raw.Close() }()
 	conn := tls.Client(raw, cfg)
 	err = conn.HandshakeContext(ctx)
 	var verr *tls.CertificateVerificationError

@@ -78,7 +78,7 @@ func TestCheckBudgetAndShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	var accepted atomic.Int32
 	go func() {
 		for {
@@ -87,7 +87,7 @@ func TestCheckBudgetAndShared(t *testing.T) {
 				return
 			}
 			accepted.Add(1)
-			defer conn.Close() // held open, silent
+			defer func() { _ = conn.Close() }() // held open, silent
 		}
 	}()
 	c := tlscheck.New(500 * time.Millisecond)

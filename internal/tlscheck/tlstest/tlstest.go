@@ -120,6 +120,6 @@ func Closed(t testing.TB) string {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	_ = l.Close()
 	return addr
 }
