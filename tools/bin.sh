@@ -7,8 +7,9 @@
 #   kube-apiserver  etcd  kubectl  tofu  terraform  terraform11  terraform14
 #   terraform16  tfplugindocs  golangci-lint
 #
-# "terraform" is the terraform on PATH, unless ADMISSION_TF=tofu is set or
-# there is none, in which case it is the OpenTofu CLI built from tools/tofu.
+# "terraform" is the terraform on PATH; without one, the Terraform 1.16 that
+# make test builds anyway (terraform16), so that make demo and make test share
+# one build; with ADMISSION_TF=tofu, the OpenTofu CLI built from tools/tofu.
 # "terraform16" is Terraform 1.16 built from tools/terraform16, the CLI of the
 # acceptance tests (the newest release line; list resources, `terraform query`
 # and import by resource identity need 1.14 or later). "terraform14" is
@@ -211,7 +212,11 @@ tool_terraform() {
 		esac
 		return
 	fi
-	tool_tofu
+	if [ "${ADMISSION_TF:-}" = tofu ]; then
+		tool_tofu
+		return
+	fi
+	tool_terraform16
 }
 
 cached_only=

@@ -9,7 +9,7 @@
 #
 # The CLI is TF_ACC_TERRAFORM_PATH (a path, or a name on PATH), else
 # terraform, else tofu, from PATH (`tools/bin.sh terraform` gives one, building
-# OpenTofu if need be). It finds the provider through a CLI configuration with
+# Terraform 1.16 if need be). It finds the provider through a CLI configuration with
 # dev_overrides for both registry addresses, so nothing is downloaded. There is
 # no `terraform init`: with dev_overrides it still asks the registry for the
 # overridden provider (which fails offline, and before the first release), and
@@ -42,7 +42,7 @@ die() {
 cli=${TF_ACC_TERRAFORM_PATH:-}
 if [ -z "$cli" ]; then
 	cli=$(type -P terraform || type -P tofu) ||
-		die "no terraform or tofu on PATH: set TF_ACC_TERRAFORM_PATH (bash tools/bin.sh terraform builds OpenTofu)"
+		die "no terraform or tofu on PATH: set TF_ACC_TERRAFORM_PATH (bash tools/bin.sh terraform builds Terraform 1.16)"
 fi
 case $cli in
 */*) [ -x "$cli" ] || die "$cli is not an executable" ;;
