@@ -47,7 +47,8 @@ func Unreachable(c *kube.Client, err error) (w warning.Warning, first, ok bool) 
 // unreachableClass is the class of a failure to reach the cluster: the transport's error
 // without the request's URL (net.OpError, url.Error: "dial tcp 127.0.0.1:6443: connect:
 // connection refused"), a deadline, or credentials the server does not accept (401). An
-// answer of the server about one request (any other status) is none.
+// answer of the server about one request (any other status) is none, nor is an error of the
+// client before it sent anything.
 func unreachableClass(err error) (string, bool) {
 	if err == nil {
 		return "", false
@@ -70,7 +71,9 @@ func unreachableClass(err error) (string, bool) {
 	if errors.As(err, &ue) {
 		return ue.Err.Error(), true
 	}
-	return err.Error(), true
+	// Anything else was never sent: client-go's own checks of a request (k8s.io/client-go
+	// rest.(*Request).Do, "resource name may not be empty"), which the resource says itself.
+	return "", false
 }
 
 // unreachableMessage says where, why, and what the plan did and did not check.

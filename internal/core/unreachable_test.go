@@ -39,6 +39,9 @@ func TestUnreachableOncePerClass(t *testing.T) {
 	if _, first, _ := Unreachable(b, refused("/x")); !first {
 		t.Errorf("another client's plan is not told")
 	}
+	if _, _, ok := Unreachable(a, errors.New("resource name may not be empty")); ok {
+		t.Error("an error of the client before any request is not an unreachable cluster")
+	}
 	if _, _, ok := Unreachable(a, apierrors.NewForbidden(schema.GroupResource{Resource: "x"}, "y", errors.New("RBAC"))); ok {
 		t.Errorf("a forbidden request is the server's answer about it, not an unreachable cluster")
 	}
