@@ -9,7 +9,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
-	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -38,33 +37,13 @@ import (
 var cluster *controlplane.ControlPlane
 
 func TestMain(m *testing.M) {
-	if os.Getenv("TF_ACC") == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "advice: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
-			os.Exit(1)
-		}
-		os.Exit(m.Run())
-	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "advice: cannot start the local control plane: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = cp
-	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "advice: stopping the control plane: %v\n", err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m, "advice", controlplane.Options{}, &cluster))
 }
 
 // liveCluster is the running control plane; outside acceptance runs it skips the test.
 func liveCluster(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
-	if cluster == nil {
-		t.Skip("acceptance test: set TF_ACC=1 (make test does) to run it against a local kube-apiserver")
-	}
-	return cluster
+	return controlplane.Require(t, cluster)
 }
 
 // intercepts is the lockout check's verdict v on a request: whether the API server calls the

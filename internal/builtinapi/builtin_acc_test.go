@@ -2,8 +2,6 @@ package builtinapi
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -21,24 +19,7 @@ import (
 var cluster *controlplane.ControlPlane
 
 func TestMain(m *testing.M) {
-	if os.Getenv("TF_ACC") == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "builtinapi: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
-			os.Exit(1)
-		}
-		os.Exit(m.Run())
-	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{ExtraAPIServerFlags: snapshot.APIServerFlags})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "builtinapi: cannot start the local control plane: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = cp
-	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "builtinapi: stopping the control plane: %v\n", err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m, "builtinapi", controlplane.Options{ExtraAPIServerFlags: snapshot.APIServerFlags}, &cluster))
 }
 
 // TestAccBuiltinIsFresh takes the snapshot again from the live kube-apiserver and fails when the

@@ -28,31 +28,12 @@ import (
 var cluster *controlplane.ControlPlane
 
 func TestMain(m *testing.M) {
-	if os.Getenv("TF_ACC") == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "live: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
-			os.Exit(1)
-		}
-		os.Exit(m.Run())
-	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "live: cannot start the local control plane: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = cp
-	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "live: stopping the control plane: %v\n", err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m, "live", controlplane.Options{}, &cluster))
 }
 
 func need(t *testing.T) {
 	t.Helper()
-	if cluster == nil {
-		t.Skip("acceptance test: set TF_ACC=1 (make test does) to run it against a local kube-apiserver")
-	}
+	controlplane.Require(t, cluster)
 }
 
 // readerAs is a Reader over the provider's client made from cfg.

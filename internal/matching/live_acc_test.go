@@ -2,7 +2,6 @@ package matching_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -26,24 +25,7 @@ import (
 var cluster *controlplane.ControlPlane
 
 func TestMain(m *testing.M) {
-	if os.Getenv("TF_ACC") == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "matching: CI is set but TF_ACC is not: acceptance tests must run in CI (use make test)")
-			os.Exit(1)
-		}
-		os.Exit(m.Run())
-	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "matching: cannot start the local control plane: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = cp
-	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "matching: stopping the control plane: %v\n", err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m, "matching", controlplane.Options{}, &cluster))
 }
 
 // The cluster's namespaces decide namespace selectors by the labels they have there; a
