@@ -2,16 +2,9 @@ package webhook_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"slices"
@@ -30,33 +23,20 @@ import (
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/acctest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/advice"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/tlscheck/tlstest"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/webhook"
 )
 
 // testCA is a certificate authority of the proof's tests: it signs serving certificates.
 type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  string
+	*tlstest.Cert
+	pem string
 }
 
 func newTestCA(t *testing.T, cn string) *testCA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(365 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key, pem: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
+	c := tlstest.CA(tlstest.Template{CommonName: cn})
+	return &testCA{Cert: c, pem: c.PEM()}
 }
 
 // earliest is the earlier of a and b.
@@ -68,24 +48,11 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // serving is a serving certificate signed by ca for the IP addresses ips and the names dns,
-// valid until notAfter.
+// valid until notAfter (and from two days before it at the latest).
 func (ca *testCA) serving(t *testing.T, ips []net.IP, dns []string, notAfter time.Time) tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "webhook"},
-		NotBefore: earliest(time.Now().Add(-time.Hour), notAfter.Add(-48*time.Hour)), NotAfter: notAfter,
-		IPAddresses: ips, DNSNames: dns,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return ca.Issue(tlstest.Template{CommonName: "webhook", IPs: ips, DNSNames: dns,
+		NotBefore: earliest(time.Now().Add(-time.Hour), notAfter.Add(-48*time.Hour)), NotAfter: notAfter}).TLS()
 }
 
 // proofBackend is an HTTPS webhook backend on loopback: it answers every AdmissionReview with
