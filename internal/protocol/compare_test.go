@@ -102,6 +102,11 @@ func newPair(t *testing.T, served bool) pair {
 		}
 		vals["host"] = tftypes.NewValue(tftypes.String, api.URL)
 		vals["token"] = tftypes.NewValue(tftypes.String, "t")
+		// The wait after a policy's or binding's write (internal/policy waitEnforced) follows the
+		// write alike in both servers; against the stand-in, which enforces nothing, it is the
+		// server's reload period each time. It is tested against kube-apiserver
+		// (internal/policy TestAccEnforcedWhenApplyReturns).
+		vals["wait_for_enforcement"] = tftypes.NewValue(tftypes.Bool, false)
 		cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,8 @@ import (
 // stores nothing and answers a resourceVersion only for an object that
 // exists), a GET answers the stored object or 404, a list the stored
 // objects of the collection, a DELETE removes the object, /version is
-// v1.37.2 and discovery knows the groups of the objects here. Each server of
+// v1.37.2 and discovery knows the groups of the objects here. It starts with
+// the policies that the generated bindings name (boundPolicies). Each server of
 // a comparison has its own, makes the same requests and gets the same
 // answers: it is a stand-in for the comparison of their answers, not for
 // kube-apiserver, which the acceptance tests use.
@@ -26,6 +27,9 @@ func standInAPIServer(t testing.TB) (*httptest.Server, *atomic.Int64) {
 	requests := &atomic.Int64{}
 	var mu sync.Mutex
 	stored := map[string][]byte{}
+	for path, obj := range boundPolicies {
+		stored[path] = []byte(obj)
+	}
 	notFound := []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
@@ -122,4 +126,24 @@ var discovery = map[string]string{
 		`{"name":"validatingadmissionpolicybindings","singularName":"validatingadmissionpolicybinding","namespaced":false,"kind":"ValidatingAdmissionPolicyBinding","verbs":["create","get","list","patch","delete"]},` +
 		`{"name":"mutatingadmissionpolicies","singularName":"mutatingadmissionpolicy","namespaced":false,"kind":"MutatingAdmissionPolicy","verbs":["create","get","list","patch","delete"]},` +
 		`{"name":"mutatingadmissionpolicybindings","singularName":"mutatingadmissionpolicybinding","namespaced":false,"kind":"MutatingAdmissionPolicyBinding","verbs":["create","get","list","patch","delete"]}]}`,
+}
+
+// boundPolicies are the policies named by the generated bindings' policy_name
+// (generator.value), by path. A binding whose policy is in the cluster reads
+// it and is judged against it; without it, each plan of a binding would wait
+// for a plan of that policy in the same run, which never comes here
+// (internal/policy awaitPlanned: about two seconds per plan, both servers
+// alike, most of the comparison's time).
+var boundPolicies = map[string]string{
+	"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/policy.example.com": `{"apiVersion":"admissionregistration.k8s.io/v1",` +
+		`"kind":"ValidatingAdmissionPolicy","metadata":{"name":"policy.example.com","uid":"00000000-0000-0000-0000-000000000002","generation":1,` +
+		`"resourceVersion":"3","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"failurePolicy":"Fail","paramKind":{"apiVersion":"v1","kind":"ConfigMap"},` +
+		`"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"],"scope":"*"}],` +
+		`"matchPolicy":"Equivalent","namespaceSelector":{},"objectSelector":{}},"validations":[{"expression":"object.metadata.name != ''"}]}}`,
+	"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/policy.example.com": `{"apiVersion":"admissionregistration.k8s.io/v1",` +
+		`"kind":"MutatingAdmissionPolicy","metadata":{"name":"policy.example.com","uid":"00000000-0000-0000-0000-000000000003","generation":1,` +
+		`"resourceVersion":"3","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"failurePolicy":"Fail","reinvocationPolicy":"Never",` +
+		`"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"],"scope":"*"}],` +
+		`"matchPolicy":"Equivalent","namespaceSelector":{},"objectSelector":{}},` +
+		`"mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{metadata: Object.metadata{labels: {'team': 'a'}}}"}}]}}`,
 }
