@@ -227,6 +227,7 @@ resource "terraform_data" "service" {
 // only once the endpoint is ready (the EndpointSlice is made a few seconds into the apply);
 // when the time runs out the apply fails with what it waited for, and writes nothing.
 func TestAccWaitForEndpoints(t *testing.T) {
+	t.Parallel() // in a namespace of its own
 	cs := acctest.Clientset(t)
 	const ns = "backend-wait"
 	backendNamespace(t, cs, ns)

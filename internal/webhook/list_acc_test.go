@@ -193,6 +193,7 @@ list "admission_validating_webhook_configuration" "labelled" {
 // applying that imports them without changing them, after which the plan is
 // empty. Run with the real CLI and the provider binary, as a user would.
 func TestAccListGenerateConfigAdoptsObjects(t *testing.T) {
+	t.Parallel() // lists only the objects it labels
 	rc := acctest.DevProvider(t)
 	tf := acctest.TerraformCLI(t)
 	work := t.TempDir()

@@ -13,6 +13,7 @@ import (
 // A plan for a new object with a cluster that refuses connections goes on
 // without the dry run, and says so on the resource, with the reason.
 func TestAccPlanWithoutTheClusterSaysSo(t *testing.T) {
+	t.Parallel() // plans only, against an address where nothing listens
 	cp := acctest.Cluster(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -172,6 +172,7 @@ func agree(t *testing.T, name string, timeoutSeconds int, generation int64) reso
 // Transient failures of every kind, one per step: each apply converges
 // without help, and state and cluster agree after it.
 func TestAccReliabilityTransientFaultsConverge(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -253,6 +254,7 @@ func TestAccReliabilityTransientFaultsConverge(t *testing.T) {
 // state and cluster in step, in this apply or the next, with the object
 // written once and never taken over as "already exists".
 func TestAccReliabilityApplyCutMidway(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	for _, tc := range []struct {
 		what  string
 		fault faultproxy.Fault
@@ -263,6 +265,7 @@ func TestAccReliabilityApplyCutMidway(t *testing.T) {
 		{"HTTP/2 stream reset before any answer", faultproxy.Fault{Action: faultproxy.ResetStream, CutBeforeResponse: true}},
 	} {
 		t.Run(strings.ReplaceAll(tc.what, " ", "_"), func(t *testing.T) {
+			t.Parallel() // a proxy of its own
 			p := startFaultProxy(t)
 			name := randomName()
 			removeLeftover(t, name)
@@ -332,6 +335,7 @@ func TestAccReliabilityApplyCutMidway(t *testing.T) {
 // The server goes down right after storing the apply and comes back within
 // the create timeout: the same apply converges.
 func TestAccReliabilityServerDownDuringApply(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -377,6 +381,7 @@ func TestAccReliabilityServerDownDuringApply(t *testing.T) {
 // the operation and the object and says it gave up; the state stays as it
 // was, and once the fault ends the next run converges.
 func TestAccReliabilityFaultOutlastsTimeout(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -463,6 +468,7 @@ func TestAccReliabilityFaultOutlastsTimeout(t *testing.T) {
 // A server that accepts connections and never answers, for longer than the
 // update timeout: the error names the operation and the object.
 func TestAccReliabilityUnansweredConnectionsOutlastTimeout(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -502,6 +508,7 @@ func TestAccReliabilityUnansweredConnectionsOutlastTimeout(t *testing.T) {
 // Service Unavailable here), within its read timeout, and reads once the
 // server is well again.
 func TestAccReliabilityDataSourceRetriesTheServersAnswers(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	var started time.Time
 	resource.Test(t, resource.TestCase{
@@ -529,6 +536,7 @@ data "admission_mutating_webhook_configurations" "all" {}
 // A tainted object (as a create whose outcome was unknown leaves it, or
 // terraform taint, or -replace) is deleted and created again.
 func TestAccReliabilityTaintedObjectIsReplaced(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	name := randomName()
 	removeLeftover(t, name)
 	var uid string
@@ -562,6 +570,7 @@ func TestAccReliabilityTaintedObjectIsReplaced(t *testing.T) {
 // server is back the next apply converges, without a duplicate and without
 // tripping over the object the first one made.
 func TestAccReliabilityServerDownLongerThanTheTimeout(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -607,6 +616,7 @@ func TestAccReliabilityServerDownLongerThanTheTimeout(t *testing.T) {
 // Every read answered 429 with Retry-After, for longer than the read
 // timeout.
 func TestAccReliabilityRetryAfterOutlastsTimeout(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	name := randomName()
 	removeLeftover(t, name)
@@ -634,6 +644,7 @@ func TestAccReliabilityRetryAfterOutlastsTimeout(t *testing.T) {
 // at once, as the checks at plan do, rather than holding the plan for its
 // read timeout; it reads again once the server is back.
 func TestAccReliabilityDataSourceFailsFastWhenRefused(t *testing.T) {
+	t.Parallel() // faults at a proxy of its own, on an object of its own
 	p := startFaultProxy(t)
 	var started time.Time
 	resource.Test(t, resource.TestCase{
