@@ -30,6 +30,7 @@ func expectReached() []statecheck.StateCheck {
 }
 
 func TestAccConnectKubeconfigWithContext(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -75,6 +76,7 @@ func TestAccConnectKubeconfigFromEnvironment(t *testing.T) {
 }
 
 func TestAccConnectHostAndToken(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -108,6 +110,7 @@ func TestAccConnectHostAndToken(t *testing.T) {
 }
 
 func TestAccConnectHostAndClientCertificate(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -124,6 +127,7 @@ func TestAccConnectHostAndClientCertificate(t *testing.T) {
 }
 
 func TestAccConnectExecPlugin(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	plugin := filepath.Join(t.TempDir(), "credential-plugin")
 	script := `#!/bin/sh
@@ -163,6 +167,7 @@ func TestAccBadKubeconfigPathNamesTheAttribute(t *testing.T) {
 // A cluster made in the same run: its address is unknown at plan. The plan
 // must not fail, and the apply connects once the address is known.
 func TestAccConnectSettingsUnknownAtPlan(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	name := "unknown-at-plan.admission.example.com"
 	cfg := fmt.Sprintf(`

@@ -184,6 +184,7 @@ func expiredServiceAccountToken(t *testing.T) string {
 // fails with a message that names the setting or the fix, and the last
 // step finds state and object untouched.
 func TestAccReliabilityBadSettingsLeaveStateUnchanged(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	name := relName()
 	removeLeftovers(t, name)
@@ -264,6 +265,7 @@ func TestAccReliabilityBadSettingsLeaveStateUnchanged(t *testing.T) {
 // A new object on a host that does not answer: the plan does not hang, and
 // the apply fails after the create timeout.
 func TestAccReliabilityUnreachableHostNewObject(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	name := relName()
 	removeLeftovers(t, name)
@@ -400,6 +402,7 @@ func waitForVerbs(t *testing.T, user string, verbs []string) {
 // state is unchanged after each; a user that may only read gets a working
 // plan, although the dry run at plan is forbidden to it.
 func TestAccReliabilityRBAC(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	name, other := relName(), relName()
 	removeLeftovers(t, name, other)
 	rbacFor(t, "reader", "get", "list", "watch")
@@ -664,6 +667,7 @@ data "admission_mutating_webhook_configurations" "exec" {
 // insecure = true connects without verifying the server's certificate, and
 // the provider says it is unsafe.
 func TestAccReliabilityInsecureWarns(t *testing.T) {
+	t.Parallel() // its own objects; no environment variable
 	cp := acctest.Cluster(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
