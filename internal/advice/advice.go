@@ -18,7 +18,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
@@ -28,13 +27,6 @@ const (
 	SummaryCABundleBase64       = "ca_bundle is base64-encoded PEM"
 	SummaryReinvokedSideEffects = "Reinvoked webhook has side effects"
 )
-
-// Warnings returns Advice and the warnings of a kube-apiserver of version validation.Assumed
-// on a create (validation.ServerWarnings): everything the plan warns about a webhook
-// configuration offline.
-func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []warning.Warning {
-	return append(Advice(obj, nil, true), validation.ServerWarnings(validation.Assumed, obj, false)...)
-}
 
 // Advice returns advice for configs the server accepts but that will hurt (never errors),
 // whatever the server's version:

@@ -5,6 +5,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a73d233f/terraform-provider-admission/internal/validation"
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/warning"
 )
 
 type mwc = admissionregistrationv1.MutatingWebhookConfiguration
@@ -43,3 +44,10 @@ func ops(names ...string) (out []admissionregistrationv1.OperationType) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Warnings is Advice and the warnings of a kube-apiserver of version validation.Assumed on a
+// create (validation.ServerWarnings): everything the plan warns about a webhook configuration
+// offline.
+func Warnings(obj *admissionregistrationv1.MutatingWebhookConfiguration) []warning.Warning {
+	return append(Advice(obj, nil, true), validation.ServerWarnings(validation.Assumed, obj, false)...)
+}

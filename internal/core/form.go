@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/seed-a73d233f/terraform-provider-admission/internal/apipath"
 )
 
 // A value of a kind's resource form is what a reference to one of its resources gives
@@ -18,9 +20,11 @@ import (
 // kind's own Expand, so that the schema's names and the API's are mapped in one place.
 
 // FormReader reads a kind's resource form into its API object (Description.ExpandValue),
-// for callers that hold a kind without its model.
+// for callers that hold a kind without its model, and maps its attribute paths to the API's
+// and back (Description.Paths), as the kind's diagnostics do.
 type FormReader[T any] interface {
 	ExpandValue(ctx context.Context, v tftypes.Value) (Expansion[T], error)
+	Paths() *apipath.Mapper
 }
 
 // FormError is an error in a value of the resource form, at the API path of the field it is

@@ -71,3 +71,17 @@ func (s *Server) UnchangedWhy(ctx context.Context, typeName string) string {
 	}
 	return ""
 }
+
+// Answered is how many calls of each kind the server answered without the
+// framework's server since it started: the tests that compare it with the
+// framework check that it answered at all.
+type Answered struct {
+	Validations, Reads, Plans, Applies, Upgrades int64
+}
+
+func (s *Server) Answered() Answered {
+	return Answered{
+		Validations: s.answered.validations.Load(), Reads: s.answered.reads.Load(), Plans: s.answered.plans.Load(),
+		Applies: s.answered.applies.Load(), Upgrades: s.answered.upgrades.Load(),
+	}
+}

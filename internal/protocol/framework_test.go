@@ -79,7 +79,7 @@ func TestFrameworkVersionIsTheOneChecked(t *testing.T) {
 	t.Errorf(`go.mod requires %s %s, but internal/protocol answers as %s does (protocol.FrameworkVersion).
 Read again, in the source of %s, what internal/protocol does as the framework does:%s
 Then run TestFastPlansAnswerAsTheFramework, TestUnchangedPlansAnswerAsTheFramework, TestUpgradeAnswersAsTheFramework
-(go test ./internal/protocol) and TestAccProtocolBothWays (TF_ACC=1 go test ./internal/provider -run TestAccProtocolBothWays),
+(go test ./internal/protocol) and TestAccProtocolBothWays (TF_ACC=1 go test ./internal/protocol -run TestAccProtocolBothWays),
 fix what differs, and set protocol.FrameworkVersion to %s (see DESIGN.md). Until then, TF_ADMISSION_PROTOCOL=framework
 serves every call with the framework's own server.`,
 		protocol.FrameworkModule, version, protocol.FrameworkVersion, version, b.String(), version)

@@ -29,7 +29,7 @@
 // other to the framework, before calling the resource. The tests compare
 // both answers on generated requests of every resource type
 // (TestFastPlansAnswerAsTheFramework), and TestAccProtocolBothWays
-// (internal/provider) runs Terraform on every resource type both ways.
+// runs Terraform on every resource type both ways.
 //
 // TF_ADMISSION_PROTOCOL=framework (ModeVariable, mode.go) serves every call
 // with the framework's own server instead; FrameworkVersion
@@ -100,21 +100,6 @@ var _ tfprotov6.ListResourceServer = (*Server)(nil)
 // answered counts the calls this package answered itself.
 type answered struct {
 	validations, reads, plans, applies, upgrades atomic.Int64
-}
-
-// Answered is how many calls of each kind the server answered without the
-// framework's server since it started: the tests that compare it with the
-// framework check that it answered at all.
-type Answered struct {
-	Validations, Reads, Plans, Applies, Upgrades int64
-}
-
-// Answered is how many calls the server answered itself.
-func (s *Server) Answered() Answered {
-	return Answered{
-		Validations: s.answered.validations.Load(), Reads: s.answered.reads.Load(), Plans: s.answered.plans.Load(),
-		Applies: s.answered.applies.Load(), Upgrades: s.answered.upgrades.Load(),
-	}
 }
 
 // errNoListResources is the error of a list resource call when the

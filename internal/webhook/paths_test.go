@@ -132,7 +132,7 @@ func TestEveryValidationPathHasAnAttribute(t *testing.T) {
 					t.Errorf("no attribute path for %q", e.Field)
 				}
 			}
-			for _, w := range advice.Warnings(defaulted) {
+			for _, w := range append(advice.Advice(defaulted, nil, true), validation.ServerWarnings(validation.Assumed, defaulted, false)...) {
 				if _, ok := k.AttributePath(w.Path.String()); !ok {
 					t.Errorf("no attribute path for warning at %q", w.Path)
 				}

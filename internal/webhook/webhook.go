@@ -59,19 +59,6 @@ func ListResources() []func() fwlist.ListResource {
 	return []func() fwlist.ListResource{core.NewListResource(mutating), core.NewListResource(validating)}
 }
 
-// Paths is the attribute path mapping of the kind named apiKind
-// ("ValidatingWebhookConfiguration"), nil for another kind: the mapping that
-// the resource's diagnostics use.
-func Paths(apiKind string) *apipath.Mapper {
-	switch apiKind {
-	case mutating.API.Kind:
-		return mutating.Paths()
-	case validating.API.Kind:
-		return validating.Paths()
-	}
-	return nil
-}
-
 // Form is the resource form of the kind named apiKind ("MutatingWebhookConfiguration"), nil
 // for another kind: what reads a value in the shape of the kind's resource into its API object
 // (a ValidatingWebhookConfiguration, like every object of the family, as a

@@ -103,7 +103,7 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, _ int
 
 // kind is a kind of configuration under test: its cases and how one is sent to the server.
 type kind struct {
-	name  string // the API kind, as webhook.Paths names it
+	name  string // the API kind, as webhook.Form names it
 	cases []testCase
 	// create sends the configuration of the kind made from o to the server with opts.
 	create func(ctx context.Context, o *mwc, opts metav1.CreateOptions) error
@@ -175,7 +175,7 @@ func dryRun(create func(ctx context.Context, opts metav1.CreateOptions) error) (
 func ours(c testCase) outcome {
 	defaulted := validation.Default(c.obj)
 	o := outcome{ours: ourCauses(validation.Validate(defaulted))}
-	for _, w := range advice.Warnings(defaulted) {
+	for _, w := range append(advice.Advice(defaulted, nil, true), validation.ServerWarnings(validation.Assumed, defaulted, false)...) {
 		if strings.Contains(w.Message, virtualResourceWarning) {
 			o.ourWarnings = append(o.ourWarnings, w.String())
 		}
@@ -322,7 +322,7 @@ func (k kind) check(t *testing.T, serverVersion string) {
 		unmapped                                         = map[string]bool{}
 		silent                                           = map[string][2]int{} // rule whose verdict the generator leaves to the server → accepted, rejected
 		otherWarnings                                    = map[string]int{}
-		paths                                            = webhook.Paths(k.name)
+		paths                                            = webhook.Form(k.name).Paths()
 	)
 	for i, c := range cases {
 		o := results[i]
@@ -382,7 +382,7 @@ func (k kind) check(t *testing.T, serverVersion string) {
 		t.Logf("server warning we do not compare (%d objects): %s", otherWarnings[w], w)
 	}
 	for _, f := range slices.Sorted(maps.Keys(unmapped)) {
-		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (webhook.Paths); its diagnostic cannot point at a line", f)
+		t.Logf("NOTE: server cause field %q maps to no Terraform attribute (webhook.Form(kind).Paths()); its diagnostic cannot point at a line", f)
 	}
 	note := ""
 	if k.note != "" {

@@ -261,7 +261,7 @@ func TestParity(t *testing.T) {
 			t.Errorf("case %d differs:\nserver:\n  %s\nours:\n  %s", i, strings.Join(sk, "\n  "), strings.Join(ok, "\n  "))
 		}
 		var ow []string
-		for _, w := range advice.Warnings(def) {
+		for _, w := range append(advice.Advice(def, nil, true), ours.ServerWarnings(ours.Assumed, def, false)...) {
 			if strings.Contains(w.Message, "is excluded from admission webhooks") {
 				ow = append(ow, w.String())
 			}

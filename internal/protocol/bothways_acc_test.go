@@ -1,4 +1,4 @@
-package provider_test
+package protocol_test
 
 import (
 	"bufio"
