@@ -3,7 +3,6 @@
 package acctest
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -33,41 +32,21 @@ func Main(m *testing.M) { MainWith(m, controlplane.Options{}) }
 // MainWith is Main with a control plane started with opts (extra flags of kube-apiserver, such
 // as an audit log).
 func MainWith(m *testing.M, opts controlplane.Options) {
-	if os.Getenv("TF_ACC") == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "acctest: CI is set but TF_ACC is not: acceptance tests must run in CI (use make check)")
-			os.Exit(1)
-		}
-		os.Exit(m.Run())
-	}
-	if os.Getenv(ProveWebhooksEnv) == "" {
+	if os.Getenv("TF_ACC") != "" && os.Getenv(ProveWebhooksEnv) == "" {
 		// The suite's webhooks call hosts that do not exist (webhooks.example.com): the proof
 		// at apply that the API server can call them, on by default, would fail every apply
 		// of a fail-closed one. The tests of the proof ask for it in their provider block
 		// (prove_webhooks = true), which wins over the environment.
 		_ = os.Setenv(ProveWebhooksEnv, "false")
 	}
-	cp, err := controlplane.Start(context.Background(), opts)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "acctest: cannot start the local control plane: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = cp
-	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "acctest: stopping the control plane: %v\n", err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m, "acctest", opts, &cluster))
 }
 
 // Cluster is the running control plane. Outside acceptance runs (TF_ACC
 // unset) it skips the test, saying why.
 func Cluster(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
-	if cluster == nil {
-		t.Skip("acceptance test: set TF_ACC=1 (make test does) to run it against a local kube-apiserver")
-	}
-	return cluster
+	return controlplane.Require(t, cluster)
 }
 
 // Clientset is an admin client of the control plane, for checks and for
